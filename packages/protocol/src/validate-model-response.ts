@@ -1,0 +1,46 @@
+import { describeValue } from './describe-value';
+import { ModelResponseError } from './errors';
+import type { ModelResponse } from './types';
+
+const SHAPE = 'A model must resolve to { content: string, toolCalls?: { id, name, arguments }[], usage? }.';
+
+function fail(problem: string): never {
+  throw new ModelResponseError(`Invalid model response: ${problem}. ${SHAPE}`);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Asserts that `value` is a well-formed {@link ModelResponse}: an object with string `content`; `toolCalls`
+ * absent or an array of objects with non-empty string `id` and `name`, an own `arguments` key and unique ids;
+ * `usage`, when present, with finite non-negative token counts. Throws `ModelResponseError` naming the problem.
+ */
+export function validateModelResponse(value: unknown): asserts value is ModelResponse {
+  if (!isPlainObject(value)) fail(`expected an object, got ${describeValue(value)}`);
+  if (typeof value.content !== 'string') fail(`content must be a string, got ${describeValue(value.content)}`);
+  const { toolCalls, usage } = value;
+  if (toolCalls !== undefined) {
+    if (!Array.isArray(toolCalls)) fail(`toolCalls must be an array when present, got ${describeValue(toolCalls)}`);
+    const ids = new Set<string>();
+    toolCalls.forEach((call: unknown, index) => {
+      const at = `toolCalls[${index}]`;
+      if (!isPlainObject(call)) fail(`${at} must be an object, got ${describeValue(call)}`);
+      if (typeof call.id !== 'string' || call.id === '') fail(`${at}.id must be a non-empty string, got ${describeValue(call.id)}`);
+      if (typeof call.name !== 'string' || call.name === '')
+        fail(`${at}.name must be a non-empty string, got ${describeValue(call.name)}`);
+      if (!Object.hasOwn(call, 'arguments')) fail(`${at} has no own "arguments" key`);
+      if (ids.has(call.id)) fail(`${at}.id ${JSON.stringify(call.id)} is used by an earlier call of the same response`);
+      ids.add(call.id);
+    });
+  }
+  if (usage !== undefined) {
+    if (!isPlainObject(usage)) fail(`usage must be an object when present, got ${describeValue(usage)}`);
+    for (const key of ['inputTokens', 'outputTokens'] as const) {
+      const count = usage[key];
+      if (typeof count !== 'number' || !Number.isFinite(count) || count < 0)
+        fail(`usage.${key} must be a finite number >= 0, got ${describeValue(count)}`);
+    }
+  }
+}
