@@ -7,7 +7,8 @@ function fail(index: number, problem: string): never {
 }
 
 function checkShape(message: unknown, index: number): asserts message is Message {
-  if (typeof message !== 'object' || message === null) fail(index, `expected a message object, got ${describeValue(message)}`);
+  if (typeof message !== 'object' || message === null)
+    fail(index, `expected a message object, got ${describeValue(message)}`);
   const m = message as Record<string, unknown>;
   if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'tool')
     fail(index, `role must be "user", "assistant" or "tool", got ${describeValue(m.role)}`);
@@ -25,7 +26,8 @@ function checkShape(message: unknown, index: number): asserts message is Message
  * within a batch. Linear in the transcript length.
  */
 export function assertTranscript(messages: readonly unknown[]): asserts messages is Message[] {
-  if (!Array.isArray(messages)) throw new TranscriptError(`A transcript must be an array of messages, got ${describeValue(messages)}`);
+  if (!Array.isArray(messages))
+    throw new TranscriptError(`A transcript must be an array of messages, got ${describeValue(messages)}`);
   if (messages.length === 0) throw new TranscriptError('A transcript must start with a user message, but it is empty');
   checkShape(messages[0], 0);
   if ((messages[0] as Message).role !== 'user')
@@ -35,7 +37,10 @@ export function assertTranscript(messages: readonly unknown[]): asserts messages
     const message = messages[index];
     checkShape(message, index);
     if (message.role === 'tool')
-      fail(index, `tool message for call ${JSON.stringify(message.callId)} does not answer the assistant message just before it`);
+      fail(
+        index,
+        `tool message for call ${JSON.stringify(message.callId)} does not answer the assistant message just before it`,
+      );
     index++;
     if (message.role !== 'assistant' || !message.toolCalls || message.toolCalls.length === 0) continue;
     const open = new Set<string>();
@@ -48,13 +53,19 @@ export function assertTranscript(messages: readonly unknown[]): asserts messages
     const batchStart = index - 1;
     for (let answered = 0; answered < message.toolCalls.length; answered++, index++) {
       if (index >= messages.length)
-        fail(batchStart, `the batch of ${message.toolCalls.length} tool calls is missing results for ${[...open].join(', ')}`);
+        fail(
+          batchStart,
+          `the batch of ${message.toolCalls.length} tool calls is missing results for ${[...open].join(', ')}`,
+        );
       const result = messages[index];
       checkShape(result, index);
       if (result.role !== 'tool')
         fail(index, `expected a tool result for ${[...open].join(', ')}, got a ${result.role} message`);
       if (!open.delete(result.callId))
-        fail(index, `tool result for ${JSON.stringify(result.callId)} answers no open call of the batch at messages[${batchStart}]`);
+        fail(
+          index,
+          `tool result for ${JSON.stringify(result.callId)} answers no open call of the batch at messages[${batchStart}]`,
+        );
     }
   }
 }

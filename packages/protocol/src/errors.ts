@@ -101,8 +101,8 @@ export class ProviderError extends BridleError {
   readonly [PROVIDER_MARKER] = true;
   declare readonly code: ProviderErrorCode;
   readonly retryable: boolean;
-  readonly status?: number;
-  readonly retryAfterMs?: number;
+  declare readonly status?: number;
+  declare readonly retryAfterMs?: number;
   readonly provider: string;
 
   constructor(options: ProviderErrorOptions) {

@@ -1,3 +1,15 @@
+export { assertTranscript } from './assert-transcript';
+export { describeValue } from './describe-value';
+export {
+  BridleError,
+  ConfigError,
+  ContextLimitError,
+  ModelResponseError,
+  ProviderError,
+  type ProviderErrorCode,
+  type ProviderErrorOptions,
+  TranscriptError,
+} from './errors';
 export type {
   AssistantMessage,
   JsonSchema,
@@ -14,16 +26,4 @@ export type {
   Usage,
   UserMessage,
 } from './types';
-export {
-  BridleError,
-  ConfigError,
-  ContextLimitError,
-  ModelResponseError,
-  ProviderError,
-  TranscriptError,
-  type ProviderErrorCode,
-  type ProviderErrorOptions,
-} from './errors';
 export { validateModelResponse } from './validate-model-response';
-export { assertTranscript } from './assert-transcript';
-export { describeValue } from './describe-value';

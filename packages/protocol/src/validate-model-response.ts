@@ -27,7 +27,8 @@ export function validateModelResponse(value: unknown): asserts value is ModelRes
     toolCalls.forEach((call: unknown, index) => {
       const at = `toolCalls[${index}]`;
       if (!isPlainObject(call)) fail(`${at} must be an object, got ${describeValue(call)}`);
-      if (typeof call.id !== 'string' || call.id === '') fail(`${at}.id must be a non-empty string, got ${describeValue(call.id)}`);
+      if (typeof call.id !== 'string' || call.id === '')
+        fail(`${at}.id must be a non-empty string, got ${describeValue(call.id)}`);
       if (typeof call.name !== 'string' || call.name === '')
         fail(`${at}.name must be a non-empty string, got ${describeValue(call.name)}`);
       if (!Object.hasOwn(call, 'arguments')) fail(`${at} has no own "arguments" key`);

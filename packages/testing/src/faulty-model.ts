@@ -1,4 +1,10 @@
-import { type Model, type ModelRequest, type ModelResponse, ProviderError, type ProviderErrorCode } from '@bridle/protocol';
+import {
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  ProviderError,
+  type ProviderErrorCode,
+} from '@bridle/protocol';
 
 /** What goes wrong on a chosen call. */
 export type Fault =

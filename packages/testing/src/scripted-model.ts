@@ -1,10 +1,15 @@
 import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '@bridle/protocol';
 
 /** One scripted step: a response, a thrown error, or a function of the request. */
-export type ScriptStep = ModelResponse | Error | ((request: ModelRequest, callIndex: number) => ModelResponse | Promise<ModelResponse>);
+export type ScriptStep =
+  | ModelResponse
+  | Error
+  | ((request: ModelRequest, callIndex: number) => ModelResponse | Promise<ModelResponse>);
 
 /** A script: a list of steps taken in order, or one function called for every request. */
-export type Script = readonly ScriptStep[] | ((request: ModelRequest, callIndex: number) => ModelResponse | Promise<ModelResponse>);
+export type Script =
+  | readonly ScriptStep[]
+  | ((request: ModelRequest, callIndex: number) => ModelResponse | Promise<ModelResponse>);
 
 export interface ScriptedModelOptions {
   /** Model id; default `scripted:model`. */
@@ -40,7 +45,9 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
     else {
       step = script[callIndex];
       if (step === undefined)
-        throw new Error(`scriptedModel: no response scripted for call ${callIndex + 1} (the script has ${script.length})`);
+        throw new Error(
+          `scriptedModel: no response scripted for call ${callIndex + 1} (the script has ${script.length})`,
+        );
     }
     if (step instanceof Error) throw step;
     const response = typeof step === 'function' ? await step(request, callIndex) : step;

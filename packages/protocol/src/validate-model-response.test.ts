@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { ModelResponseError, validateModelResponse } from './index';
+
+function problem(value: unknown): string {
+  try {
+    validateModelResponse(value);
+  } catch (error) {
+    expect(ModelResponseError.isInstance(error)).toBe(true);
+    return (error as Error).message;
+  }
+  throw new Error('expected validateModelResponse to throw');
+}
+
+describe('validateModelResponse', () => {
+  it('accepts well-formed responses', () => {
+    for (const value of [
+      { content: '' },
+      { content: 'hi', usage: { inputTokens: 0, outputTokens: 3 } },
+      { content: '', toolCalls: [] },
+      { content: '', toolCalls: [{ id: 'a', name: 't', arguments: undefined }] },
+      {
+        content: '',
+        toolCalls: [
+          { id: 'a', name: 't', arguments: '{not json' },
+          { id: 'b', name: 't', arguments: {} },
+        ],
+      },
+      { content: 'x', toolCalls: undefined, usage: undefined },
+    ]) {
+      expect(() => validateModelResponse(value)).not.toThrow();
+    }
+  });
+
+  it('names what is wrong', () => {
+    expect(problem(null)).toContain('expected an object, got null');
+    expect(problem([])).toContain('expected an object, got an array');
+    expect(problem('text')).toContain('expected an object, got "text"');
+    expect(problem({})).toContain('content must be a string, got undefined');
+    expect(problem({ content: 42 })).toContain('content must be a string, got number 42');
+    expect(problem({ content: '', toolCalls: null })).toContain('toolCalls must be an array when present, got null');
+    expect(problem({ content: '', toolCalls: {} })).toContain('toolCalls must be an array');
+    expect(problem({ content: '', toolCalls: [null] })).toContain('toolCalls[0] must be an object, got null');
+    expect(problem({ content: '', toolCalls: [{ id: '', name: 't', arguments: {} }] })).toContain(
+      'toolCalls[0].id must be a non-empty string, got ""',
+    );
+    expect(problem({ content: '', toolCalls: [{ id: 1, name: 't', arguments: {} }] })).toContain('toolCalls[0].id');
+    expect(problem({ content: '', toolCalls: [{ id: 'a', name: '', arguments: {} }] })).toContain(
+      'toolCalls[0].name must be a non-empty string',
+    );
+    expect(problem({ content: '', toolCalls: [{ id: 'a', name: 't' }] })).toContain(
+      'toolCalls[0] has no own "arguments" key',
+    );
+    expect(
+      problem({
+        content: '',
+        toolCalls: [
+          { id: 'a', name: 't', arguments: 1 },
+          { id: 'a', name: 'u', arguments: 2 },
+        ],
+      }),
+    ).toContain('toolCalls[1].id "a" is used by an earlier call');
+    expect(problem({ content: '', usage: null })).toContain('usage must be an object');
+    expect(problem({ content: '', usage: { inputTokens: Number.NaN, outputTokens: 0 } })).toContain(
+      'usage.inputTokens must be a finite number >= 0, got number NaN',
+    );
+    expect(problem({ content: '', usage: { inputTokens: 1, outputTokens: -1 } })).toContain('usage.outputTokens');
+    expect(problem({ content: '', usage: { inputTokens: 1, outputTokens: Number.POSITIVE_INFINITY } })).toContain(
+      'usage.outputTokens',
+    );
+    expect(problem({ content: '', usage: { inputTokens: '1', outputTokens: 0 } })).toContain('usage.inputTokens');
+  });
+
+  it('does not accept an inherited arguments key', () => {
+    const call = Object.assign(Object.create({ arguments: {} }), { id: 'a', name: 't' });
+    expect(problem({ content: '', toolCalls: [call] })).toContain('no own "arguments" key');
+  });
+
+  it('says what shape is expected', () => {
+    expect(problem(undefined)).toContain('A model must resolve to { content: string');
+  });
+});
