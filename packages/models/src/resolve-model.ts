@@ -1,0 +1,70 @@
+import { anthropic } from '@bridle/anthropic';
+import { openai } from '@bridle/openai';
+import { ConfigError, type Model } from '@bridle/protocol';
+import { defaultModelId, type Environment } from './default-model-id';
+import { parseModelId } from './parse-model-id';
+
+/** Options of {@link resolveModel}. */
+export interface ResolveModelOptions {
+  /** Where keys and base URLs are read from; default `process.env`. */
+  env?: Environment;
+  /** Anthropic's `max_tokens` per response (the adapter's default when omitted). */
+  maxTokens?: number;
+}
+
+/** Placeholder key for local OpenAI-compatible servers (the SDK refuses an empty key; they ignore it). */
+const NO_KEY = 'bridle-no-key';
+
+function read(env: Environment, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function requireKey(env: Environment, name: string, id: string): string {
+  const key = read(env, name);
+  if (key === undefined) {
+    throw new ConfigError(
+      `Model ${id} needs ${name}: set it in the environment or in .env in the working directory, or choose another model with --model / BRIDLE_MODEL.`,
+    );
+  }
+  return key;
+}
+
+/**
+ * Builds the `Model` named by `id` (default: {@link defaultModelId}) with the provider adapters.
+ * `openai:` reads `OPENAI_API_KEY` and `OPENAI_BASE_URL`; `anthropic:` reads `ANTHROPIC_API_KEY` and
+ * `ANTHROPIC_BASE_URL`; `openai-compatible:<baseURL>#<model>` uses Chat Completions at that URL with
+ * `OPENAI_COMPATIBLE_API_KEY` when set (never your `OPENAI_API_KEY`: it is not sent to other servers).
+ * Throws `ConfigError` for a bad id or a missing key, naming the variable to set. Makes no request.
+ */
+export function resolveModel(id?: string, options: ResolveModelOptions = {}): Model {
+  const env = options.env ?? process.env;
+  const spec = parseModelId(id ?? defaultModelId(env));
+  const label = `${spec.provider}:${spec.provider === 'openai-compatible' ? `${spec.baseURL}#` : ''}${spec.model}`;
+  switch (spec.provider) {
+    case 'openai': {
+      const baseURL = read(env, 'OPENAI_BASE_URL');
+      return openai({
+        model: spec.model,
+        apiKey: requireKey(env, 'OPENAI_API_KEY', label),
+        ...(baseURL ? { baseURL } : {}),
+      });
+    }
+    case 'anthropic': {
+      const baseURL = read(env, 'ANTHROPIC_BASE_URL');
+      return anthropic({
+        model: spec.model,
+        apiKey: requireKey(env, 'ANTHROPIC_API_KEY', label),
+        ...(baseURL ? { baseURL } : {}),
+        ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      });
+    }
+    case 'openai-compatible':
+      return openai({
+        model: spec.model,
+        baseURL: spec.baseURL as string,
+        apiKey: read(env, 'OPENAI_COMPATIBLE_API_KEY') ?? NO_KEY,
+        api: 'chat',
+      });
+  }
+}
