@@ -1,0 +1,4 @@
+export { CalculatorError } from './calculator-error';
+export { type CalculatorArguments, type CalculatorResult, calculatorTool } from './calculator-tool';
+export { type ClockArguments, type ClockResult, type ClockToolOptions, clockTool } from './clock-tool';
+export { evaluateExpression, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_LENGTH } from './evaluate-expression';
