@@ -1,0 +1,24 @@
+export { type ConsoleSinkOptions, consoleSink, defaultColor } from './console-sink';
+export { type EventRecorder, eventRecorder } from './event-recorder';
+export { type EventStyle, formatEvent, preview, type Stylize } from './format-event';
+export { type JsonlSink, type JsonlSinkOptions, jsonlSink } from './jsonl-sink';
+export { RunEmitter, type RunEmitterOptions } from './run-emitter';
+export { type EventSummary, summarizeEvents, type ToolSummary } from './summarize-events';
+export { toJsonLine } from './to-json-line';
+export type {
+  EventBase,
+  EventObserver,
+  ModelEndBody,
+  ModelErrorBody,
+  ModelStartBody,
+  RunEndBody,
+  RunEvent,
+  RunEventBody,
+  RunEventInput,
+  RunEventOf,
+  RunEventType,
+  RunStartBody,
+  TextDeltaBody,
+  ToolEndBody,
+  ToolStartBody,
+} from './types';

@@ -1,0 +1,126 @@
+import type { EventObserver, RunEvent, RunEventInput } from './types';
+
+/** Options of {@link RunEmitter}. */
+export interface RunEmitterOptions {
+  runId: string;
+  /** Observers called for every event, in order. */
+  onEvent?: EventObserver | readonly EventObserver[] | undefined;
+  /** Hears every error an observer throws (or rejects with). If it throws itself, that is swallowed. */
+  onObserverError?: ((error: unknown, event: RunEvent) => void) | undefined;
+}
+
+/**
+ * Stamps run events and hands them to observers.
+ *
+ * `emit` adds `runId`, `sequence` (0, 1, 2, ...), an ISO `timestamp`, and for `model_end` / `tool_end` /
+ * `run_end` a `durationMs` measured with `performance.now()` from the matching `model_start` (same step,
+ * last attempt) / `tool_start` (same `callId`) / construction of the emitter; 0 when no matching start
+ * was seen. Events are frozen (shallowly) so one observer cannot change what the next one sees.
+ * Observers are isolated: an observer that throws, or returns a promise that rejects, is reported to
+ * `onObserverError` and changes nothing else. `emit` never throws. After `run_end`, further emits are
+ * ignored, so `run_end` is emitted at most once and always last.
+ */
+export class RunEmitter {
+  readonly runId: string;
+  readonly #observers: readonly EventObserver[];
+  readonly #onObserverError: ((error: unknown, event: RunEvent) => void) | undefined;
+  readonly #startedAt = performance.now();
+  readonly #modelStarts = new Map<number, number>();
+  readonly #toolStarts = new Map<string, number>();
+  #sequence = 0;
+  #ended = false;
+
+  constructor(options: RunEmitterOptions) {
+    this.runId = options.runId;
+    const { onEvent } = options;
+    this.#observers = onEvent === undefined ? [] : typeof onEvent === 'function' ? [onEvent] : [...onEvent];
+    this.#onObserverError = options.onObserverError;
+  }
+
+  /** True once `run_end` has been emitted. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Milliseconds since the emitter was created (monotonic clock). */
+  elapsedMs(): number {
+    return performance.now() - this.#startedAt;
+  }
+
+  /** Stamps `input`, calls every observer, and returns the event; `undefined` after `run_end`. Never throws. */
+  emit(input: RunEventInput): RunEvent | undefined {
+    if (this.#ended) return undefined;
+    let event: RunEvent;
+    try {
+      event = this.#stamp(input);
+    } catch {
+      // Only a malformed input (not a RunEventInput at all) can get here; emit never throws.
+      return undefined;
+    }
+    for (const observer of this.#observers) this.#notify(observer, event);
+    return event;
+  }
+
+  #stamp(input: RunEventInput): RunEvent {
+    const now = performance.now();
+    const sequence = this.#sequence;
+    const timestamp = new Date().toISOString();
+    // `type` and the stamp first keep JSON lines readable; the stamp is written again after the body so an
+    // input carrying its own runId / sequence / timestamp cannot override it.
+    const event = Object.assign({ type: input.type, runId: this.runId, sequence, timestamp }, input) as RunEvent;
+    event.runId = this.runId;
+    event.sequence = sequence;
+    event.timestamp = timestamp;
+    this.#sequence = sequence + 1;
+    switch (input.type) {
+      case 'model_start':
+        this.#modelStarts.set(input.step, now);
+        break;
+      case 'model_end':
+        (event as { durationMs: number }).durationMs = elapsed(this.#modelStarts.get(input.step), now);
+        this.#modelStarts.delete(input.step);
+        break;
+      case 'tool_start':
+        this.#toolStarts.set(input.callId, now);
+        break;
+      case 'tool_end':
+        (event as { durationMs: number }).durationMs = elapsed(this.#toolStarts.get(input.callId), now);
+        this.#toolStarts.delete(input.callId);
+        break;
+      case 'run_end':
+        (event as { durationMs: number }).durationMs = now - this.#startedAt;
+        this.#ended = true;
+        this.#modelStarts.clear();
+        this.#toolStarts.clear();
+        break;
+    }
+    return Object.freeze(event);
+  }
+
+  #notify(observer: EventObserver, event: RunEvent): void {
+    try {
+      const result: unknown = observer(event);
+      // An async observer's rejection would otherwise become an unhandled rejection (and may kill the process).
+      if (isThenable(result)) result.then(undefined, (error: unknown) => this.#report(error, event));
+    } catch (error) {
+      this.#report(error, event);
+    }
+  }
+
+  #report(error: unknown, event: RunEvent): void {
+    if (!this.#onObserverError) return;
+    try {
+      this.#onObserverError(error, event);
+    } catch {
+      // The error hook failed too: there is nobody left to tell, and the run must not change.
+    }
+  }
+}
+
+function elapsed(start: number | undefined, now: number): number {
+  return start === undefined ? 0 : now - start;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
