@@ -1,0 +1,59 @@
+import { ConfigError } from '@bridle/protocol';
+import { commandTool, type Workspace, workspaceTools } from '@bridle/workspace-tools';
+import { defineSkill, type Skill } from './skill';
+
+/** A command preset as `commandTool` takes it (see `@bridle/workspace-tools`). */
+export type CommandPresets = Parameters<typeof commandTool>[1];
+
+/** Options of {@link codingSkill}. */
+export interface CodingSkillOptions {
+  /** The folder the agent works in (path jail); from `Workspace.open(root)`. */
+  workspace: Workspace;
+  /** Programs the agent may run by preset name (no shell); none by default. */
+  commands?: CommandPresets;
+  /** Only the reading tools (no write_file / edit_file). Default false. */
+  readOnly?: boolean;
+}
+
+function instructionsFor(commandNames: readonly string[], commandToolName: string, readOnly: boolean): string {
+  const lines = [
+    'You are a careful software engineer working inside one project folder (paths are relative to it).',
+    '- Look before you change: list_directory, find_files and search_text to find code, read_file to read it.',
+    readOnly
+      ? '- You cannot change files here: explain the change you would make instead.'
+      : '- Change files with edit_file (exact oldText to newText, small unique snippets) or write_file for new files. Never rewrite a whole file to change a few lines.',
+  ];
+  if (commandNames.length > 0) {
+    lines.push(
+      `- Run programs only through the ${commandToolName} tool, by preset: ${commandNames.join(', ')}. Run the tests after a change and read their output.`,
+    );
+  }
+  lines.push('- When done, say what you changed and how you checked it.');
+  return lines.join('\n');
+}
+
+/** A coding agent: the workspace file tools, plus a command tool when presets are given. */
+export function codingSkill(options: CodingSkillOptions): Skill {
+  if (
+    typeof options !== 'object' ||
+    options === null ||
+    typeof options.workspace !== 'object' ||
+    options.workspace === null
+  ) {
+    throw new ConfigError(
+      'codingSkill needs { workspace }: open one with Workspace.open(root) from @bridle/workspace-tools.',
+    );
+  }
+  const readOnly = options.readOnly ?? false;
+  const commands = options.commands ?? {};
+  const names = Object.keys(commands);
+  const tools = [...workspaceTools(options.workspace, { readOnly })];
+  const command = names.length > 0 ? commandTool(options.workspace, commands) : undefined;
+  if (command) tools.push(command);
+  return defineSkill({
+    name: 'coding',
+    description: 'Reads, searches and edits files in a workspace and runs allowed commands.',
+    instructions: instructionsFor(names, command?.name ?? '', readOnly),
+    tools,
+  });
+}
