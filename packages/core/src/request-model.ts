@@ -1,0 +1,84 @@
+import type { RunEmitter } from '@bridle/events';
+import {
+  type Message,
+  type ModelResponse,
+  ProviderError,
+  type ToolDefinition,
+  validateModelResponse,
+} from '@bridle/protocol';
+import { backoffDelay } from './backoff';
+import { callModel } from './call-model';
+import { errorMessage } from './error-message';
+import type { ResolvedOptions } from './resolve-options';
+import { Cancelled, type RunScope } from './run-scope';
+
+/** A step's model response, or why there is none (cancellation is thrown as {@link Cancelled}). */
+export type ModelOutcome = { ok: true; response: ModelResponse } | { ok: false; error: string };
+
+/** What one step sends to the model. */
+export interface StepRequest {
+  step: number;
+  system: string | undefined;
+  messages: readonly Message[];
+  tools: readonly ToolDefinition[];
+}
+
+/**
+ * Gets one valid response for a step: calls the model, validates the response, and retries retryable
+ * `ProviderError`s after a backoff (abort-aware; a wait that would pass the deadline is not started).
+ * Emits `model_start` per attempt and `model_error` per failure. Throws {@link Cancelled} when the run
+ * is cancelled; every other failure resolves as `{ ok: false }`.
+ */
+export async function requestModel(
+  options: ResolvedOptions,
+  scope: RunScope,
+  emitter: RunEmitter,
+  request: StepRequest,
+): Promise<ModelOutcome> {
+  const { step } = request;
+  const onTextDelta = (text: string) => emitter.emit({ type: 'text_delta', step, text });
+  for (let attempt = 1; ; attempt++) {
+    emitter.emit({ type: 'model_start', step, attempt });
+    const call = scope.child();
+    let failure: unknown;
+    try {
+      const response = await callModel(
+        options.model,
+        { system: request.system, messages: request.messages, tools: request.tools, signal: call.signal },
+        { scope, stream: options.stream, onTextDelta },
+      );
+      validateModelResponse(response);
+      return { ok: true, response };
+    } catch (error) {
+      if (error instanceof Cancelled) throw error;
+      // A model that rejects because its signal aborted reports the cancellation, not a model error.
+      if (scope.reason) throw new Cancelled(scope.reason);
+      failure = error;
+    } finally {
+      call.release();
+    }
+    const retryable = ProviderError.isInstance(failure) && failure.retryable;
+    let message = errorMessage(failure, 'The model call failed');
+    let wait = 0;
+    let willRetry = retryable && attempt <= options.retry.maxRetries;
+    if (willRetry) {
+      wait = backoffDelay(options.retry, attempt - 1, (failure as ProviderError).retryAfterMs);
+      if (wait >= scope.remainingMs()) {
+        willRetry = false;
+        message += ` (not retried: the ${Math.ceil(wait)} ms backoff would pass the run's deadline)`;
+      }
+    } else if (retryable) message += ` (gave up after ${attempt} attempts)`;
+    const code = (failure as { code?: unknown } | null)?.code;
+    emitter.emit({
+      type: 'model_error',
+      step,
+      attempt,
+      error: message,
+      ...(typeof code === 'string' ? { code } : {}),
+      retryable,
+      willRetry,
+    });
+    if (!willRetry) return { ok: false, error: message };
+    await scope.sleep(wait);
+  }
+}

@@ -1,0 +1,112 @@
+/** Why a run was cut short: the caller's signal or the run's own deadline. */
+export type CancelReason = 'aborted' | 'timeout';
+
+/** Thrown (as a rejection) by {@link RunScope.race} and {@link RunScope.sleep} once the run is cancelled. */
+export class Cancelled {
+  constructor(readonly reason: CancelReason) {}
+}
+
+/**
+ * The cancellation tree of one run: one `AbortController` linked to the caller's signal and to the
+ * deadline. Its signal reaches every model call and tool. `race` stops waiting for work that ignores
+ * its signal, so nothing can hold the run past an abort or the deadline. `dispose()` removes the
+ * listener on the caller's signal and clears the deadline timer: nothing is left behind.
+ */
+export class RunScope {
+  readonly signal: AbortSignal;
+  /** Set once, when the run is cancelled. */
+  reason: CancelReason | undefined;
+  /** `performance.now()` value of the deadline, or `Infinity`. */
+  readonly deadline: number;
+  private readonly controller = new AbortController();
+  // Pending races and sleeps: one listener on the run signal serves them all (a Set, not a listener each).
+  private readonly waiters = new Set<(reason: CancelReason) => void>();
+  private readonly callerSignal: AbortSignal | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onCallerAbort = () => this.cancel('aborted', this.callerSignal?.reason);
+
+  constructor(options: { signal?: AbortSignal; timeoutMs?: number }) {
+    this.signal = this.controller.signal;
+    this.callerSignal = options.signal;
+    this.deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.timeoutMs;
+    if (options.signal?.aborted) {
+      this.cancel('aborted', options.signal.reason);
+      return;
+    }
+    options.signal?.addEventListener('abort', this.onCallerAbort, { once: true });
+    if (options.timeoutMs !== undefined) {
+      const timeoutMs = options.timeoutMs;
+      this.timer = setTimeout(
+        () => this.cancel('timeout', new DOMException(`The run timed out after ${timeoutMs} ms`, 'TimeoutError')),
+        timeoutMs,
+      );
+    }
+  }
+
+  /** Milliseconds left before the deadline (`Infinity` without one). */
+  remainingMs(): number {
+    return this.deadline - performance.now();
+  }
+
+  /** Settles like `promise`, or rejects with {@link Cancelled} as soon as the run is cancelled. */
+  race<T>(promise: PromiseLike<T>): Promise<T> {
+    if (this.reason) return Promise.reject(new Cancelled(this.reason));
+    return new Promise<T>((resolve, reject) => {
+      const onCancel = (reason: CancelReason) => reject(new Cancelled(reason));
+      this.waiters.add(onCancel);
+      promise.then(
+        (value) => {
+          this.waiters.delete(onCancel);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.waiters.delete(onCancel);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** Resolves after `ms`, or rejects with {@link Cancelled} at once when the run is cancelled. */
+  sleep(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    });
+    return this.race(waited).finally(() => clearTimeout(timer));
+  }
+
+  /** Creates a signal for one model call or tool, aborted with the run; call `release` when done. */
+  child(): { signal: AbortSignal; release: () => void } {
+    const controller = new AbortController();
+    if (this.reason) {
+      controller.abort(this.signal.reason);
+      return { signal: controller.signal, release: noop };
+    }
+    const onCancel = () => controller.abort(this.signal.reason);
+    this.waiters.add(onCancel);
+    return { signal: controller.signal, release: () => this.waiters.delete(onCancel) };
+  }
+
+  /** Removes the caller-signal listener and the deadline timer. Call once, when the run ends. */
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+    this.waiters.clear();
+  }
+
+  private cancel(reason: CancelReason, cause: unknown): void {
+    if (this.reason) return;
+    this.reason = reason;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+    this.controller.abort(cause);
+    const waiters = [...this.waiters];
+    this.waiters.clear();
+    for (const waiter of waiters) waiter(reason);
+  }
+}
+
+function noop(): void {}

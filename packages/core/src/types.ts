@@ -1,0 +1,104 @@
+import type { EventObserver, RunEvent } from '@bridle/events';
+import type { JsonSchema, Message, Model, Tool, ToolCall, Usage } from '@bridle/protocol';
+import type { StandardSchemaV1 } from '@bridle/registry';
+
+/** How a run ended. */
+export type AgentStatus =
+  /** The model gave a final answer (and, with `output`, it parsed and validated). */
+  | 'completed'
+  /** `maxSteps` model calls were made without a final answer. */
+  | 'step_limit'
+  /** The model asked for a batch of tool calls larger than the remaining `maxToolCalls` budget. */
+  | 'tool_limit'
+  /** `timeoutMs` passed. */
+  | 'timeout'
+  /** The caller's `signal` aborted. */
+  | 'aborted'
+  /** The model failed (after retries) or returned an invalid response. */
+  | 'model_error'
+  /** Even the newest required part of the conversation does not fit `context.maxContextChars`. */
+  | 'context_limit';
+
+/** What a run produced. `runAgent` always resolves with one once the run has started. */
+export interface AgentResult<Output = unknown> {
+  status: AgentStatus;
+  /** The final answer text; set when `status` is `completed`. */
+  answer?: string;
+  /** The whole transcript (input and everything the run appended); always passes `assertTranscript`. */
+  messages: Message[];
+  /** Model calls that returned a response (failed attempts that were retried do not count). */
+  steps: number;
+  /** Tool calls in admitted batches. */
+  toolCalls: number;
+  runId: string;
+  /** Summed over all model calls of the run. */
+  usage: Usage;
+  /** Why the run did not complete (model error message, cancellation, limit), when it did not. */
+  error?: string;
+  /** The parsed and validated structured answer, when `output` was given and the run completed. */
+  output?: Output;
+}
+
+/** Context budget options, in characters. */
+export interface ContextOptions {
+  /** Before every model call, keep the first user message plus the newest message groups that fit
+   *  (length of their JSON). Default: no limit. */
+  maxContextChars?: number;
+  /** Each tool result is cut to this many characters (head and tail kept). Default 100,000. */
+  maxToolResultChars?: number;
+}
+
+/** Retries of retryable `ProviderError`s, with exponential backoff and full jitter. */
+export interface RetryOptions {
+  /** Retries after the first attempt of one step; default 2, at most 100. */
+  maxRetries?: number;
+  /** The first backoff ceiling in ms (doubles each retry); default 500. */
+  baseDelayMs?: number;
+  /** The largest backoff ceiling in ms; default 8,000. A provider's `retryAfterMs` may exceed it. */
+  maxDelayMs?: number;
+}
+
+/** Decides whether a `requiresApproval` tool call may run. Resolve `true` to allow; anything else, or a
+ *  throw, denies it. */
+export type ApproveHook = (call: ToolCall, tool: Tool) => boolean | Promise<boolean>;
+
+/** A structured output schema: a JSON Schema object, or a Standard Schema such as a zod 4 schema. */
+export type OutputSchema<Output = unknown> = JsonSchema | StandardSchemaV1<unknown, Output>;
+
+/** Options shared by `runAgent` and the `Agent` class. */
+export interface AgentLimits<Output = unknown> {
+  /** Most model calls of one run; a positive safe integer. Default 10. */
+  maxSteps?: number;
+  /** Most tool calls of one run; a non-negative safe integer or `Infinity` (default). */
+  maxToolCalls?: number;
+  /** Whole-run deadline in ms (positive, at most 2,147,483,647). Default: none. */
+  timeoutMs?: number;
+  context?: ContextOptions;
+  /** Observers of the run's events; a throwing observer never changes the run. */
+  onEvent?: EventObserver | readonly EventObserver[];
+  /** Hears about observers that threw. */
+  onObserverError?: (error: unknown, event: RunEvent) => void;
+  /** Asked before every call of a `requiresApproval` tool; without it such calls are denied. */
+  approve?: ApproveHook;
+  /** Most read-only tools of one batch running at once; a positive safe integer. Default 4. */
+  toolConcurrency?: number;
+  retry?: RetryOptions;
+  /** Structured final answer: it must be JSON valid against this schema; `result.output` holds the value. */
+  output?: OutputSchema<Output>;
+  /** Use `model.stream` when the model has it, emitting `text_delta` events. Default false. */
+  stream?: boolean;
+}
+
+/** Options of {@link runAgent}. Exactly one of `prompt` and `messages`. */
+export interface RunAgentOptions<Output = unknown> extends AgentLimits<Output> {
+  model: Model;
+  tools?: readonly Tool[];
+  /** The system prompt (sent as `ModelRequest.system`, never as a message). */
+  system?: string;
+  /** Starts a new conversation with this user message. */
+  prompt?: string;
+  /** Continues this transcript (it must pass `assertTranscript`); it is copied, never mutated. */
+  messages?: readonly Message[];
+  /** Cancels the run: it resolves with status `aborted`. */
+  signal?: AbortSignal;
+}
