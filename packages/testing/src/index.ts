@@ -1,4 +1,23 @@
-export { scriptedModel, type Script, type ScriptStep, type ScriptedModel, type ScriptedModelOptions } from './scripted-model';
-export { faultyModel, type Fault, type FaultSchedule, type FaultyModel } from './faulty-model';
-export { seededRandom, type Random } from './random';
 export { expectValidTranscript } from './expect-valid-transcript';
+export { fakeAnthropicServer } from './fake-anthropic-server';
+export { type FakeOpenAIServerOptions, fakeOpenAIServer } from './fake-openai-server';
+export type {
+  FakeCut,
+  FakeHang,
+  FakeHttpError,
+  FakeProviderRequest,
+  FakeProviderScript,
+  FakeProviderStep,
+  FakeResponse,
+  FakeStreamError,
+} from './fake-provider-script';
+export type { FakeProviderServer } from './fake-provider-server';
+export { type Fault, type FaultSchedule, type FaultyModel, faultyModel } from './faulty-model';
+export { type Random, seededRandom } from './random';
+export {
+  type Script,
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptStep,
+  scriptedModel,
+} from './scripted-model';

@@ -1,0 +1,68 @@
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '@bridle/protocol';
+import OpenAI from 'openai';
+import { toChatBody } from './chat-request';
+import { fromChatResult } from './chat-result';
+import { readChatStream } from './chat-stream';
+import { mapOpenAIError } from './map-openai-error';
+import { type OpenAIOptions, resolveOpenAIOptions } from './resolve-openai-options';
+import { toResponsesBody } from './responses-request';
+import { fromResponsesResult } from './responses-result';
+import { readResponsesStream } from './responses-stream';
+
+/**
+ * A Bridle `Model` over the official `openai` SDK: the Responses API (stateless, `store: false`) or Chat
+ * Completions (any OpenAI-compatible server). `generate` and `stream` pass `request.signal` to the SDK; an abort
+ * rejects with the signal's reason, provider failures reject with `ProviderError`s (the SDK's own retries are off:
+ * the agent loop retries). Throws `ConfigError` at creation for bad options or a missing API key.
+ *
+ * @example
+ * const model = openai({ model: 'gpt-4o-mini' }); // id "openai:gpt-4o-mini", key from OPENAI_API_KEY
+ */
+export function openai(options: OpenAIOptions): Model {
+  const resolved = resolveOpenAIOptions(options);
+  const client =
+    options.client ?? new OpenAI({ apiKey: resolved.apiKey ?? null, baseURL: resolved.baseURL ?? null, maxRetries: 0 });
+  const { provider } = resolved;
+  const requestOptions = (signal: AbortSignal) => ({ signal, maxRetries: 0 });
+
+  async function generate(request: ModelRequest): Promise<ModelResponse> {
+    try {
+      if (resolved.api === 'responses') {
+        const result = await client.responses.create(
+          toResponsesBody(request, resolved),
+          requestOptions(request.signal),
+        );
+        return fromResponsesResult(result, provider);
+      }
+      const result = await client.chat.completions.create(
+        toChatBody(request, resolved),
+        requestOptions(request.signal),
+      );
+      return fromChatResult(result, provider);
+    } catch (error) {
+      throw mapOpenAIError(error, request.signal, provider);
+    }
+  }
+
+  async function* stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+    try {
+      if (resolved.api === 'responses') {
+        const body = { ...toResponsesBody(request, resolved), stream: true as const };
+        const events = await client.responses.create(body, requestOptions(request.signal));
+        yield* readResponsesStream(events, request.signal, provider);
+      } else {
+        const body = {
+          ...toChatBody(request, resolved),
+          stream: true as const,
+          stream_options: { include_usage: true },
+        };
+        const chunks = await client.chat.completions.create(body, requestOptions(request.signal));
+        yield* readChatStream(chunks, request.signal, provider);
+      }
+    } catch (error) {
+      throw mapOpenAIError(error, request.signal, provider);
+    }
+  }
+
+  return { id: resolved.id, generate, stream };
+}

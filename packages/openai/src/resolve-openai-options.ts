@@ -1,0 +1,114 @@
+import { ConfigError, describeValue } from '@bridle/protocol';
+import type OpenAI from 'openai';
+
+/** Options of {@link openai}. */
+export interface OpenAIOptions {
+  /** Model name as the server knows it, e.g. `gpt-4o-mini`. Required. */
+  model: string;
+  /** Default: `OPENAI_API_KEY`. Required (unless `client` is given): a missing key is a `ConfigError`. */
+  apiKey?: string;
+  /** Default: `OPENAI_BASE_URL`, else OpenAI's own `https://api.openai.com/v1`. */
+  baseURL?: string;
+  /**
+   * Which API to call. Default: `responses` for OpenAI itself, `chat` (Chat Completions) when `baseURL` points
+   * anywhere else, since OpenAI-compatible servers (Ollama, vLLM, llama.cpp, LM Studio) speak Chat Completions.
+   */
+  api?: 'responses' | 'chat';
+  /** A ready `openai` client (its key, URL, timeout and fetch are used; its own retries are still turned off). */
+  client?: OpenAI;
+  /** Output token cap: `max_output_tokens` (Responses) or `max_tokens` (Chat). Default: the server's. */
+  maxOutputTokens?: number;
+  /** Sampling temperature, 0 to 2. Default: the server's. */
+  temperature?: number;
+  /** Extra body fields sent as they are (e.g. `{ reasoning: { effort: 'low' } }`); cannot replace model, input or tools. */
+  providerOptions?: Record<string, unknown>;
+}
+
+/** Options after defaults and checks. */
+export interface ResolvedOpenAIOptions {
+  id: string;
+  provider: 'openai' | 'openai-compatible';
+  api: 'responses' | 'chat';
+  model: string;
+  apiKey?: string;
+  baseURL?: string;
+  maxOutputTokens?: number;
+  temperature?: number;
+  providerOptions?: Record<string, unknown>;
+}
+
+const OFFICIAL_HOST = 'api.openai.com';
+
+function env(name: string): string | undefined {
+  const value = globalThis.process?.env?.[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function checkBaseURL(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(
+      `openai: baseURL ${describeValue(value)} is not a URL; use e.g. "http://localhost:11434/v1".`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`openai: baseURL ${describeValue(value)} must use http: or https:.`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+/**
+ * Validates options and fills defaults from the environment. The model id is `openai:<model>`, except for Chat
+ * Completions against a server other than OpenAI's: `openai-compatible:<baseURL>#<model>` (baseURL without a
+ * trailing slash). Throws `ConfigError` for a bad option or a missing key.
+ */
+export function resolveOpenAIOptions(options: OpenAIOptions): ResolvedOpenAIOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigError(
+      `openai: options must be an object like { model: 'gpt-4o-mini' }, got ${describeValue(options)}.`,
+    );
+  }
+  const { model, api, maxOutputTokens, temperature, providerOptions } = options;
+  if (typeof model !== 'string' || model.trim() === '') {
+    throw new ConfigError(`openai: model must be a non-empty string like 'gpt-4o-mini', got ${describeValue(model)}.`);
+  }
+  if (api !== undefined && api !== 'responses' && api !== 'chat') {
+    throw new ConfigError(`openai: api must be 'responses' or 'chat', got ${describeValue(api)}.`);
+  }
+  if (maxOutputTokens !== undefined && !(Number.isSafeInteger(maxOutputTokens) && maxOutputTokens > 0)) {
+    throw new ConfigError(`openai: maxOutputTokens must be a positive integer, got ${describeValue(maxOutputTokens)}.`);
+  }
+  if (temperature !== undefined && !(Number.isFinite(temperature) && temperature >= 0 && temperature <= 2)) {
+    throw new ConfigError(`openai: temperature must be a number from 0 to 2, got ${describeValue(temperature)}.`);
+  }
+  if (providerOptions !== undefined && (typeof providerOptions !== 'object' || providerOptions === null)) {
+    throw new ConfigError(
+      `openai: providerOptions must be an object of body fields, got ${describeValue(providerOptions)}.`,
+    );
+  }
+  const rawBaseURL = options.client ? options.client.baseURL : (options.baseURL ?? env('OPENAI_BASE_URL'));
+  const baseURL = rawBaseURL === undefined ? undefined : checkBaseURL(rawBaseURL);
+  const official = baseURL === undefined || new URL(baseURL).hostname === OFFICIAL_HOST;
+  const apiKey = options.apiKey ?? env('OPENAI_API_KEY');
+  if (!options.client && (apiKey === undefined || apiKey === '')) {
+    throw new ConfigError(
+      'openai: no API key. Set the OPENAI_API_KEY environment variable or pass { apiKey }. ' +
+        'For a local server that needs no key, use openaiCompatible({ baseURL, model }).',
+    );
+  }
+  const resolvedApi = api ?? (official ? 'responses' : 'chat');
+  const compatible = resolvedApi === 'chat' && !official;
+  return {
+    id: compatible ? `openai-compatible:${baseURL}#${model}` : `openai:${model}`,
+    provider: compatible ? 'openai-compatible' : 'openai',
+    api: resolvedApi,
+    model,
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(baseURL === undefined ? {} : { baseURL }),
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(providerOptions === undefined ? {} : { providerOptions }),
+  };
+}

@@ -1,0 +1,35 @@
+import type { ModelResponse, ToolCall, Usage } from '@bridle/protocol';
+import type { Response, ResponseUsage } from 'openai/resources/responses/responses';
+import { codeForErrorType, providerError } from './map-openai-error';
+import { parseToolArguments } from './tool-arguments';
+
+/** Responses usage as Bridle usage (undefined when the server sent none). */
+export function fromResponsesUsage(usage: ResponseUsage | null | undefined): Usage | undefined {
+  if (!usage) return undefined;
+  return { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 };
+}
+
+/**
+ * A complete Responses API response as a `ModelResponse`: the text of its message items (refusals included),
+ * its `function_call` items as tool calls, its usage. A `failed` response throws the matching `ProviderError`.
+ */
+export function fromResponsesResult(response: Response, provider: string): ModelResponse {
+  if (response.status === 'failed' && response.error) {
+    const { code, message } = response.error;
+    throw providerError(provider, codeForErrorType(code, message), `${code}: ${message}`);
+  }
+  let content = '';
+  const toolCalls: ToolCall[] = [];
+  for (const item of response.output ?? []) {
+    if (item.type === 'message') {
+      for (const part of item.content) content += part.type === 'output_text' ? part.text : part.refusal;
+    } else if (item.type === 'function_call') {
+      toolCalls.push({ id: item.call_id, name: item.name, arguments: parseToolArguments(item.arguments) });
+    }
+  }
+  const result: ModelResponse = { content };
+  if (toolCalls.length > 0) result.toolCalls = toolCalls;
+  const usage = fromResponsesUsage(response.usage);
+  if (usage) result.usage = usage;
+  return result;
+}
