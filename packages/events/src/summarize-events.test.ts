@@ -77,7 +77,12 @@ describe('summarizeEvents', () => {
     expect(summary.toolCalls).toBe(3);
     expect(summary.durationMs).toBe(1600);
     expect(Object.keys(summary.tools)).toEqual(['add', '__proto__']);
-    expect(summary.tools['__proto__']).toEqual({ calls: 1, errors: 1, totalDurationMs: 5, meanDurationMs: 5 });
+    expect(Object.getOwnPropertyDescriptor(summary.tools, '__proto__')?.value).toEqual({
+      calls: 1,
+      errors: 1,
+      totalDurationMs: 5,
+      meanDurationMs: 5,
+    });
   });
 
   it('gives a mean of 0 for a tool that started but never ended', () => {
