@@ -5,5 +5,6 @@ export function errorMessage(error: unknown, fallback: string): string {
   if (typeof error === 'string' && error !== '') return error;
   const message = (error as { message?: unknown } | null)?.message;
   if (typeof message === 'string' && message !== '') return message;
+  if (error instanceof Error) return `${fallback} (threw ${error.name} with no message)`;
   return `${fallback} (threw ${describeValue(error)})`;
 }
