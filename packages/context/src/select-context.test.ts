@@ -35,7 +35,7 @@ describe('selectContext', () => {
     const selected = selectContext(messages, size(messages));
     expect(selected).toEqual(messages);
     expect(selected).not.toBe(messages);
-    selected.forEach((message, index) => expect(message).toBe(messages[index]));
+    for (const [index, message] of selected.entries()) expect(message).toBe(messages[index]);
   });
 
   it('drops the oldest group at one character under the full size', () => {
