@@ -1,5 +1,8 @@
+import { type RunAgentOptions, runAgent } from '@bridle/core';
 import { ConfigError, describeValue } from '@bridle/protocol';
-import type { BatchAgentOptions, BatchItem, BatchRunFunction, BatchRunOutcome } from './types';
+import type { BatchAgentOptions, BatchItem, BatchRunFunction } from './types';
+
+type Observer = Extract<NonNullable<RunAgentOptions['onEvent']>, (...args: never[]) => unknown>;
 
 const ITEM_OVERRIDES = ['system', 'maxSteps', 'maxToolCalls', 'timeoutMs'] as const;
 
@@ -27,17 +30,11 @@ function itemInput(item: BatchItem, index: number, id: string): Record<string, u
  * input and overrides, the batch signal, and events forwarded to both `agent.onEvent` and the batch.
  */
 export function agentRun(agent: BatchAgentOptions): BatchRunFunction<BatchItem> {
-  const own = agent.onEvent as ((event: never) => void) | undefined;
+  const own = agent.onEvent;
+  const observers: Observer[] = own === undefined ? [] : typeof own === 'function' ? [own as Observer] : [...own];
   return async (item, context) => {
     const input = itemInput(item, context.index, context.id);
-    // Loaded on first use so that custom `run` functions never pull in the agent loop.
-    const { runAgent } = await import('@bridle/core');
-    const onEvent = own
-      ? (event: never) => {
-          own(event);
-          context.onEvent(event);
-        }
-      : context.onEvent;
-    return (await runAgent({ ...agent, ...input, signal: context.signal, onEvent } as never)) as BatchRunOutcome;
+    const onEvent = [...observers, context.onEvent];
+    return runAgent({ ...agent, ...input, signal: context.signal, onEvent } as RunAgentOptions);
   };
 }

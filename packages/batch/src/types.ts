@@ -1,4 +1,5 @@
-import type { Message, Model, Tool, Usage } from '@bridle/protocol';
+import type { RunAgentOptions } from '@bridle/core';
+import type { Message, Usage } from '@bridle/protocol';
 
 /**
  * One unit of work for the default runner (`runAgent`): a new `prompt` or a `messages` transcript to
@@ -43,11 +44,13 @@ export interface BatchRunOutcome {
   runId?: string;
 }
 
-/** A run event as the batch runner sees it: only `type` and, for `tool_start`, the tool `name` matter. */
+/**
+ * A run event as the batch runner sees it (any `RunEvent` of `@bridle/events` fits): only `type` and, for
+ * `tool_start`, the tool `name` matter here; observers receive the whole event object.
+ */
 export interface BatchRunEvent {
-  type: string;
-  name?: string;
-  [key: string]: unknown;
+  readonly type: string;
+  readonly name?: string;
 }
 
 /** Handed to each attempt of a run function. */
@@ -123,12 +126,7 @@ export interface BatchRetryOptions {
 }
 
 /** The `runAgent` options shared by every item of a batch when the default runner is used. */
-export interface BatchAgentOptions {
-  model: Model;
-  tools?: Tool[];
-  system?: string;
-  [option: string]: unknown;
-}
+export type BatchAgentOptions = Omit<RunAgentOptions, 'prompt' | 'messages' | 'signal'>;
 
 /** Options of `runBatch` and `streamBatch`. Either `agent` (default runner) or `run` is required. */
 export interface RunBatchOptions<I = BatchItem> {
