@@ -1,0 +1,20 @@
+export { type EditFileArguments, editFileTool } from './edit-file-tool';
+export { type FindFilesArguments, type FindFilesLimits, findFilesTool } from './find-files-tool';
+export { type ListDirectoryArguments, listDirectoryTool } from './list-directory-tool';
+export { DEFAULT_PROTECTED } from './protected-paths';
+export { type ReadFileArguments, readFileTool } from './read-file-tool';
+export { type SearchTextArguments, type SearchTextLimits, searchTextTool } from './search-text-tool';
+export { Workspace, type WorkspaceOptions } from './workspace';
+export { WorkspaceError, type WorkspaceErrorCode } from './workspace-error';
+export type {
+  DirectoryEntry,
+  DirectoryListing,
+  EntryType,
+  WalkEntry,
+  WalkOptions,
+  WalkSummary,
+  WorkspaceOperations,
+  WriteResult,
+} from './workspace-operations';
+export { type WorkspaceToolsOptions, workspaceTools } from './workspace-tools';
+export { type WriteFileArguments, writeFileTool } from './write-file-tool';

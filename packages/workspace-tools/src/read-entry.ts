@@ -1,0 +1,55 @@
+import { type BigIntStats, constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { type DirectoryHandle, sameFile } from './directory-handle';
+import { changed, errorCode, fsFailure } from './path-walk';
+import { WorkspaceError } from './workspace-error';
+
+// O_NONBLOCK: opening a FIFO swapped in after the check must not hang the tool.
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * Reads the regular file `name` inside a verified directory, at most `maxBytes`. When `expected` is
+ * given, what was opened must be that very object (dev, ino). Never follows a symlink.
+ */
+export async function readEntry(
+  directory: DirectoryHandle,
+  name: string,
+  maxBytes: number,
+  expected?: BigIntStats,
+): Promise<Buffer> {
+  const relative = directory.childRelative(name);
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(directory.entryPath(name), READ_FLAGS);
+  } catch (error) {
+    if (errorCode(error) === 'ELOOP') throw changed(`"${relative}"`, 'became a symbolic link');
+    throw fsFailure(error, relative);
+  }
+  try {
+    const stats = await handle.stat({ bigint: true });
+    if (expected !== undefined && !sameFile(stats, expected)) throw changed(`"${relative}"`, 'was replaced');
+    if (!stats.isFile()) {
+      throw new WorkspaceError('not_a_file', `Refused: "${relative}" is not a regular file.`);
+    }
+    if (stats.size > BigInt(maxBytes)) throw tooLarge(relative, Number(stats.size), maxBytes);
+    // Never trust the size: the file may grow while being read. Read at most one byte past the cap.
+    const buffer = Buffer.allocUnsafe(Math.min(Number(stats.size), maxBytes) + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > maxBytes) throw tooLarge(relative, length, maxBytes);
+    return buffer.subarray(0, length);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+function tooLarge(relative: string, size: number, maxBytes: number): WorkspaceError {
+  return new WorkspaceError(
+    'too_large',
+    `Refused: "${relative}" is ${size} bytes or more, above the read limit of ${maxBytes} bytes. Use search_text to find the part you need.`,
+  );
+}

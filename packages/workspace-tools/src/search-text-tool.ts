@@ -1,0 +1,155 @@
+import type { Tool, ToolContext } from '@bridle/protocol';
+import { isText } from './decode-text';
+import { compileGlob } from './glob-pattern';
+import { type LineMatch, runRegexJob } from './regex-worker';
+import { expectArguments, invalidArguments, stringArgument } from './tool-arguments';
+import { WorkspaceError } from './workspace-error';
+import type { WorkspaceOperations } from './workspace-operations';
+
+/** Arguments of `search_text`. */
+export interface SearchTextArguments {
+  pattern: string;
+  path?: string;
+  glob?: string;
+}
+
+/** Bounds of `search_text`. Sizes in bytes, times in milliseconds. */
+export interface SearchTextLimits {
+  /** Longest regex source. Default 500 characters. */
+  maxPatternLength?: number;
+  /** Files larger than this are skipped. Default: the workspace's `maxReadBytes`. */
+  maxFileBytes?: number;
+  /** Stop reading files after this many bytes in total. Default 16 MiB. */
+  maxTotalBytes?: number;
+  /** Most matching lines returned. Default 200. */
+  maxMatches?: number;
+  /** Matching lines are cut to this many characters. Default 300. */
+  maxLineLength?: number;
+  /** Most entries visited while walking. Default 20,000. */
+  maxEntries?: number;
+  /** Hard deadline for running the regex (in a worker thread). Default 5,000. */
+  timeoutMs?: number;
+}
+
+const NAME = 'search_text';
+
+/**
+ * `search_text {pattern, path?, glob?}`: lines matching a JavaScript regex in text files under
+ * `path` (a directory, default the root, or one file), optionally only files matching `glob`
+ * (a glob without "/" matches the file name at any depth). Output lines are `path:line: text`.
+ *
+ * Guards: pattern length; files over `maxFileBytes` and binary files skipped; `maxTotalBytes`
+ * read at most; `maxMatches` returned; the regex runs in a worker thread that is terminated at
+ * `timeoutMs` (see {@link runRegexJob}: a deadline catches every slow pattern, where a static
+ * nested-quantifier check misses cases like `(a|a)*b` or `\d*\d*\d*x`). Read-only.
+ */
+export function searchTextTool(
+  operations: WorkspaceOperations,
+  limits: SearchTextLimits = {},
+): Tool<SearchTextArguments, string> {
+  const bounds = {
+    maxPatternLength: limits.maxPatternLength ?? 500,
+    maxFileBytes: limits.maxFileBytes ?? operations.maxReadBytes,
+    maxTotalBytes: limits.maxTotalBytes ?? 16 * 1024 * 1024,
+    maxMatches: limits.maxMatches ?? 200,
+    maxLineLength: limits.maxLineLength ?? 300,
+    maxEntries: limits.maxEntries ?? 20_000,
+    timeoutMs: limits.timeoutMs ?? 5_000,
+  };
+  return {
+    name: NAME,
+    description:
+      'Search text files in the workspace for lines matching a JavaScript regular expression. Optionally limit to a directory or file (path) and to files matching a glob (e.g. "*.ts").',
+    parameters: {
+      type: 'object',
+      properties: {
+        pattern: { type: 'string', description: 'JavaScript regular expression, e.g. "function\\\\s+main".' },
+        path: { type: 'string', description: 'Directory or file to search, relative to the root. Default: the root.' },
+        glob: { type: 'string', description: 'Only search files whose path matches this glob.' },
+      },
+      required: ['pattern'],
+      additionalProperties: false,
+    },
+    readOnly: true,
+    async execute(input, context?: ToolContext) {
+      const args = expectArguments(NAME, input, ['pattern', 'path', 'glob']);
+      const pattern = stringArgument(NAME, args, 'pattern', { required: true, maxLength: bounds.maxPatternLength });
+      const path = stringArgument(NAME, args, 'path', { required: false, allowEmpty: true });
+      const globText = stringArgument(NAME, args, 'glob', { required: false });
+      try {
+        new RegExp(pattern);
+      } catch (error) {
+        throw invalidArguments(NAME, `"pattern" is not a valid regular expression: ${(error as Error).message}`);
+      }
+      const glob = globText === undefined ? undefined : compileGlob(NAME, 'glob', globText, { matchBase: true });
+      const collected = await collectFiles(operations, path, glob?.matches, bounds);
+      const result = await runRegexJob({ pattern, files: collected.files, ...bounds, signal: context?.signal });
+      return formatResult(pattern, collected, result, bounds.maxMatches);
+    },
+  };
+}
+
+interface Collected {
+  files: { path: string; text: string }[];
+  skipped: number;
+  stoppedEarly: boolean;
+}
+
+async function collectFiles(
+  operations: WorkspaceOperations,
+  path: string | undefined,
+  matches: ((path: string) => boolean) | undefined,
+  bounds: { maxFileBytes: number; maxTotalBytes: number; maxEntries: number },
+): Promise<Collected> {
+  const collected: Collected = { files: [], skipped: 0, stoppedEarly: false };
+  let total = 0;
+  const take = (relative: string, bytes: Buffer): void => {
+    if (!isText(bytes)) {
+      collected.skipped++;
+      return;
+    }
+    total += bytes.length;
+    collected.files.push({ path: relative, text: bytes.toString('utf8') });
+  };
+  try {
+    const summary = await operations.walk(
+      path,
+      async (entry) => {
+        if (entry.type !== 'file' || (matches !== undefined && !matches(entry.path))) return undefined;
+        if (total >= bounds.maxTotalBytes) {
+          collected.stoppedEarly = true;
+          return 'stop';
+        }
+        try {
+          take(entry.path, await entry.read(Math.min(bounds.maxFileBytes, bounds.maxTotalBytes - total)));
+        } catch (error) {
+          if (!WorkspaceError.isInstance(error)) throw error;
+          collected.skipped++; // too large, or changed while walking: skip it, never follow it
+        }
+        return undefined;
+      },
+      { maxEntries: bounds.maxEntries, maxDepth: 64 },
+    );
+    if (summary.truncated) collected.stoppedEarly = true;
+  } catch (error) {
+    if (!(WorkspaceError.isInstance(error) && error.code === 'not_a_directory' && path !== undefined)) throw error;
+    // `path` names a file: search just that one.
+    take(path, await operations.readFile(path));
+  }
+  return collected;
+}
+
+function formatResult(
+  pattern: string,
+  collected: Collected,
+  result: { matches: LineMatch[]; truncated: boolean },
+  maxMatches: number,
+): string {
+  const lines = result.matches.map((match) => `${match.path}:${match.line}: ${match.text}`);
+  if (lines.length === 0) lines.push(`No matches for /${pattern}/ in ${collected.files.length} files.`);
+  if (result.truncated) lines.push(`[stopped at ${maxMatches} matches; narrow the pattern, path or glob]`);
+  if (collected.stoppedEarly)
+    lines.push('[not every file was searched: the size or entry limit was reached; narrow path or glob]');
+  if (collected.skipped > 0) lines.push(`[${collected.skipped} binary, oversized or changing files skipped]`);
+  return lines.join('\n');
+}

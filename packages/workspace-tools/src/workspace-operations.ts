@@ -1,0 +1,75 @@
+/** The kind of a directory entry. Symlinks are reported, never followed. */
+export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
+
+/** One entry of a directory listing. `size` in bytes, for files only. */
+export interface DirectoryEntry {
+  name: string;
+  type: EntryType;
+  size?: number;
+}
+
+/** A directory listing, sorted by name. `truncated` when more entries existed than the limit. */
+export interface DirectoryListing {
+  path: string;
+  entries: DirectoryEntry[];
+  truncated: boolean;
+}
+
+/** What a write did. `bytes` written; `created` when the file did not exist before. */
+export interface WriteResult {
+  path: string;
+  bytes: number;
+  created: boolean;
+}
+
+/** One entry met by {@link WorkspaceOperations.walk}. */
+export interface WalkEntry {
+  /** Relative to the workspace root, "/"-separated. */
+  path: string;
+  type: EntryType;
+  /** Reads this file (if it is one), at most `maxBytes`, through the verified directory. */
+  read(maxBytes: number): Promise<Buffer>;
+}
+
+/** Bounds of a walk. */
+export interface WalkOptions {
+  /** Stop after visiting this many entries. */
+  maxEntries: number;
+  /** Do not descend deeper than this many directories below the start. */
+  maxDepth: number;
+}
+
+/** What a walk saw. `truncated` when a bound stopped it early. */
+export interface WalkSummary {
+  visited: number;
+  truncated: boolean;
+}
+
+/**
+ * The sandbox seam: every file tool goes through this interface and nothing else, so a different
+ * sandbox (in memory, remote, a container) can stand in for {@link Workspace}. Implementations throw
+ * an `Error` with a clear message to refuse, and touch nothing when they refuse.
+ */
+export interface WorkspaceOperations {
+  /** Largest file `readFile` returns, in bytes. */
+  readonly maxReadBytes: number;
+  /** Largest content `writeFile` accepts, in bytes. */
+  readonly maxWriteBytes: number;
+  /** Whether a relative path is protected (refused for every operation). Never throws. */
+  isProtected(path: string): boolean;
+  /** The bytes of a regular file strictly inside the root. */
+  readFile(path: string): Promise<Buffer>;
+  /** Replaces or creates a file strictly inside the root, atomically; creates parent directories. */
+  writeFile(path: string, content: string | Uint8Array): Promise<WriteResult>;
+  /** Lists a directory (`"."` or undefined for the root), leaving out protected entries. */
+  listDirectory(path: string | undefined, maxEntries: number): Promise<DirectoryListing>;
+  /**
+   * Visits entries under a directory depth first, in name order, without following symlinks and
+   * skipping protected paths. `visit` returns `'skip'` to not descend, `'stop'` to end the walk.
+   */
+  walk(
+    path: string | undefined,
+    visit: (entry: WalkEntry) => undefined | 'skip' | 'stop' | Promise<undefined | 'skip' | 'stop'>,
+    options: WalkOptions,
+  ): Promise<WalkSummary>;
+}

@@ -1,0 +1,321 @@
+import { randomBytes } from 'node:crypto';
+import { type BigIntStats, constants } from 'node:fs';
+import { open, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { ConfigError, describeValue } from '@bridle/protocol';
+import { entryType, lstatOrUndefined, readSortedNames } from './directory-entries';
+import { type DirectoryHandle, sameFile } from './directory-handle';
+import { parsePath } from './path-rules';
+import { type CheckedPath, changed, checkPath, errorCode, fsFailure, type Jail, openDirectoryChain } from './path-walk';
+import { DEFAULT_PROTECTED, protectedPathMatcher } from './protected-paths';
+import { readEntry } from './read-entry';
+import { walkDirectory } from './walk-directory';
+import { WorkspaceError } from './workspace-error';
+import type {
+  DirectoryEntry,
+  DirectoryListing,
+  WalkEntry,
+  WalkOptions,
+  WalkSummary,
+  WorkspaceOperations,
+  WriteResult,
+} from './workspace-operations';
+
+/** Options of {@link Workspace.open}. */
+export interface WorkspaceOptions {
+  /** Globs (picomatch, case-insensitive, relative to the root) refused for every operation. Default `['.git/**', '.env*']`. */
+  protected?: string[];
+  /** Largest file read, in bytes. Default 1 MiB. */
+  maxReadBytes?: number;
+  /** Largest file written, in bytes. Default 1 MiB. */
+  maxWriteBytes?: number;
+}
+
+const DEFAULT_MAX_BYTES = 1024 * 1024;
+const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/**
+ * A directory the model may work in, and nothing outside it. Every path is relative and checked:
+ * no absolute paths, no `..`, no backslashes, no symlinks in any component, no protected paths.
+ * Each operation checks the path with lstat, then opens it component by component with O_NOFOLLOW
+ * and verifies (dev, ino) against the check, so a swap between check and use is refused.
+ */
+export class Workspace implements WorkspaceOperations {
+  /** The real path of the root (symlinks resolved once, at open). */
+  readonly root: string;
+  readonly maxReadBytes: number;
+  readonly maxWriteBytes: number;
+  private readonly jail: Jail;
+  private readonly protectedTest: (segments: readonly string[]) => boolean;
+
+  private constructor(jail: Jail, options: Required<WorkspaceOptions>) {
+    this.jail = jail;
+    this.root = jail.root;
+    this.maxReadBytes = options.maxReadBytes;
+    this.maxWriteBytes = options.maxWriteBytes;
+    this.protectedTest = protectedPathMatcher(options.protected);
+  }
+
+  /** Opens a workspace on an existing directory. Throws `ConfigError` for a bad root or options. */
+  static async open(root: string, options: WorkspaceOptions = {}): Promise<Workspace> {
+    return openWorkspace(root, options, process.platform === 'linux');
+  }
+
+  /** @internal Builds a workspace once the root is resolved. */
+  static create(jail: Jail, options: Required<WorkspaceOptions>): Workspace {
+    return new Workspace(jail, options);
+  }
+
+  /** Whether `path` is protected. Never throws (an invalid path is reported as not protected). */
+  isProtected(path: string): boolean {
+    try {
+      return this.protectedTest(parsePath(path, { allowRoot: true }));
+    } catch {
+      return false;
+    }
+  }
+
+  /** The bytes of a regular file strictly inside the root, at most `maxReadBytes`. */
+  async readFile(path: string): Promise<Buffer> {
+    const { checked, name, relative } = await this.checkTarget(path);
+    const final = checked.stats.at(-1);
+    if (final === undefined) throw new WorkspaceError('not_found', `Refused: "${relative}" does not exist.`);
+    assertRegularFile(final, relative);
+    const directory = await openDirectoryChain(this.jail, checked, checked.segments.length - 1);
+    try {
+      return await readEntry(directory, name, this.maxReadBytes, final);
+    } finally {
+      await directory.close();
+    }
+  }
+
+  /**
+   * Writes a file strictly inside the root atomically: a temp file in the same directory (O_EXCL,
+   * O_NOFOLLOW), then rename. Creates missing parent directories one at a time inside the root.
+   * Refuses hard-linked targets and content over `maxWriteBytes` before touching anything.
+   */
+  async writeFile(path: string, content: string | Uint8Array): Promise<WriteResult> {
+    const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
+    const { checked, name, relative } = await this.checkTarget(path);
+    if (data.length > this.maxWriteBytes) {
+      throw new WorkspaceError(
+        'too_large',
+        `Refused: the content for "${relative}" is ${data.length} bytes, above the write limit of ${this.maxWriteBytes} bytes.`,
+      );
+    }
+    const final = checked.stats.at(-1);
+    if (final !== undefined) assertWritableFile(final, relative);
+    const directory = await openDirectoryChain(this.jail, checked, checked.segments.length - 1, { create: true });
+    try {
+      // The check above may be stale: look again, through the verified directory.
+      const current = await lstatOrUndefined(directory.entryPath(name), relative);
+      if (current !== undefined) assertWritableFile(current, relative);
+      if ((final === undefined) !== (current === undefined) || (final && current && !sameFile(final, current))) {
+        throw changed(`"${relative}"`, 'was created, deleted or replaced');
+      }
+      await writeAtomically(directory, name, data, current);
+      return { path: relative, bytes: data.length, created: current === undefined };
+    } finally {
+      await directory.close();
+    }
+  }
+
+  /** Lists a directory (the root for `"."` or undefined), sorted, protected entries left out. */
+  async listDirectory(path: string | undefined, maxEntries: number): Promise<DirectoryListing> {
+    const directory = await this.openExistingDirectory(path);
+    try {
+      const names = await readSortedNames(directory);
+      const entries: DirectoryEntry[] = [];
+      let truncated = false;
+      for (const dirent of names) {
+        if (this.protectedTest([...directory.relative.split('/').filter(Boolean), dirent.name])) continue;
+        if (entries.length >= maxEntries) {
+          truncated = true;
+          break;
+        }
+        const stats = await lstatOrUndefined(directory.entryPath(dirent.name), dirent.name);
+        if (stats === undefined) continue;
+        const type = entryType(stats);
+        entries.push(
+          type === 'file' ? { name: dirent.name, type, size: Number(stats.size) } : { name: dirent.name, type },
+        );
+      }
+      return { path: directory.relative === '' ? '.' : directory.relative, entries, truncated };
+    } finally {
+      await directory.close();
+    }
+  }
+
+  /** Walks a directory depth first without following symlinks; see {@link WorkspaceOperations.walk}. */
+  async walk(
+    path: string | undefined,
+    visit: (entry: WalkEntry) => undefined | 'skip' | 'stop' | Promise<undefined | 'skip' | 'stop'>,
+    options: WalkOptions,
+  ): Promise<WalkSummary> {
+    const directory = await this.openExistingDirectory(path);
+    try {
+      return await walkDirectory(this.jail, directory, this.protectedTest, visit, options);
+    } finally {
+      await directory.close();
+    }
+  }
+
+  /**
+   * Runs `use` with a path that reaches a verified directory inside the workspace (the root for
+   * `"."` or undefined); the path stays valid until `use` settles. Used as a command's cwd.
+   */
+  async withDirectory<T>(path: string | undefined, use: (directoryPath: string) => T | Promise<T>): Promise<T> {
+    const directory = await this.openExistingDirectory(path);
+    try {
+      return await use(directory.path);
+    } finally {
+      await directory.close();
+    }
+  }
+
+  private refuseProtected(segments: readonly string[]): void {
+    if (segments.length > 0 && this.protectedTest(segments)) {
+      throw new WorkspaceError(
+        'protected_path',
+        `Refused: "${segments.join('/')}" is a protected path (matches one of the workspace's protected patterns).`,
+      );
+    }
+  }
+
+  private async checkTarget(path: string): Promise<{ checked: CheckedPath; name: string; relative: string }> {
+    const segments = parsePath(path);
+    this.refuseProtected(segments);
+    const checked = await checkPath(this.jail, segments);
+    return { checked, name: segments.at(-1)!, relative: segments.join('/') };
+  }
+
+  private async openExistingDirectory(path: string | undefined): Promise<DirectoryHandle> {
+    const segments = parsePath(path, { allowRoot: true });
+    this.refuseProtected(segments);
+    const checked = await checkPath(this.jail, segments);
+    const final = checked.stats.at(-1);
+    const relative = segments.join('/');
+    if (segments.length > 0 && final === undefined) {
+      throw new WorkspaceError('not_found', `Refused: directory "${relative}" does not exist.`);
+    }
+    if (final !== undefined && !final.isDirectory()) {
+      throw new WorkspaceError('not_a_directory', `Refused: "${relative}" is not a directory.`);
+    }
+    return openDirectoryChain(this.jail, checked, segments.length);
+  }
+}
+
+/** @internal Opens a workspace, choosing whether entries are reached through `/proc/self/fd`. */
+export async function openWorkspace(
+  root: string,
+  options: WorkspaceOptions,
+  preferDescriptorPaths: boolean,
+): Promise<Workspace> {
+  const resolved = resolveOptions(options);
+  if (typeof root !== 'string' || root === '' || root.includes('\u0000')) {
+    throw new ConfigError(`Workspace root must be a non-empty path string, got ${describeValue(root)}.`);
+  }
+  let real: string;
+  try {
+    real = await realpath(root);
+  } catch (error) {
+    throw new ConfigError(
+      `Workspace root "${root}" cannot be opened (${errorCode(error) ?? 'error'}): create it first.`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const handle = await open(real, constants.O_RDONLY | constants.O_DIRECTORY).catch((error: unknown) => {
+    throw new ConfigError(`Workspace root "${root}" is not a readable directory (${errorCode(error) ?? 'error'}).`);
+  });
+  try {
+    const stats = await handle.stat({ bigint: true });
+    const viaDescriptor = preferDescriptorPaths && (await descriptorPathsWork(handle.fd, stats));
+    return Workspace.create({ root: real, rootIdentity: stats, viaDescriptor }, resolved);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function descriptorPathsWork(fd: number, expected: BigIntStats): Promise<boolean> {
+  try {
+    const seen = await stat(`/proc/self/fd/${fd}`, { bigint: true });
+    return seen.dev === expected.dev && seen.ino === expected.ino;
+  } catch {
+    return false;
+  }
+}
+
+function resolveOptions(options: WorkspaceOptions): Required<WorkspaceOptions> {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigError(`Workspace options must be an object, got ${describeValue(options)}.`);
+  }
+  const patterns = options.protected ?? [...DEFAULT_PROTECTED];
+  if (!Array.isArray(patterns) || patterns.some((pattern) => typeof pattern !== 'string' || pattern === '')) {
+    throw new ConfigError('Workspace option "protected" must be an array of non-empty glob strings.');
+  }
+  return {
+    protected: patterns,
+    maxReadBytes: positiveInteger(options.maxReadBytes, 'maxReadBytes'),
+    maxWriteBytes: positiveInteger(options.maxWriteBytes, 'maxWriteBytes'),
+  };
+}
+
+function positiveInteger(value: number | undefined, name: string): number {
+  if (value === undefined) return DEFAULT_MAX_BYTES;
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new ConfigError(
+      `Workspace option "${name}" must be a positive integer of bytes, got ${describeValue(value)}.`,
+    );
+  }
+  return value;
+}
+
+function assertRegularFile(stats: BigIntStats, relative: string): void {
+  if (stats.isDirectory()) {
+    throw new WorkspaceError(
+      'not_a_file',
+      `Refused: "${relative}" is a directory; use list_directory for directories.`,
+    );
+  }
+  if (!stats.isFile()) throw new WorkspaceError('not_a_file', `Refused: "${relative}" is not a regular file.`);
+}
+
+function assertWritableFile(stats: BigIntStats, relative: string): void {
+  if (stats.isSymbolicLink()) {
+    throw new WorkspaceError('symlink', `Refused: "${relative}" is a symbolic link; symlinks are not written through.`);
+  }
+  assertRegularFile(stats, relative);
+  if (stats.nlink > 1n) {
+    throw new WorkspaceError(
+      'hard_link',
+      `Refused: "${relative}" has ${stats.nlink} hard links; writing it could change a file elsewhere. Remove the extra links first.`,
+    );
+  }
+}
+
+async function writeAtomically(
+  directory: DirectoryHandle,
+  name: string,
+  data: Buffer,
+  current: BigIntStats | undefined,
+): Promise<void> {
+  const temporary = `.bridle-${randomBytes(8).toString('hex')}.tmp`;
+  const temporaryPath = directory.entryPath(temporary);
+  const handle = await open(temporaryPath, WRITE_FLAGS, 0o666).catch((error: unknown) => {
+    throw fsFailure(error, directory.childRelative(name));
+  });
+  try {
+    try {
+      await handle.writeFile(data);
+      if (current !== undefined) await handle.chmod(Number(current.mode & 0o7777n));
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporaryPath, directory.entryPath(name));
+  } catch (error) {
+    await unlink(temporaryPath).catch(() => undefined);
+    throw fsFailure(error, directory.childRelative(name));
+  }
+}
