@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openai, openaiCompatible } from '../src/index';
-import { collect, modelRequest, roundTripTranscript, serve, timeTool, weatherTool } from './helpers';
+import { bodyOf, collect, modelRequest, roundTripTranscript, serve, timeTool, weatherTool } from './helpers';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -51,7 +51,7 @@ describe('openai (Chat Completions) against the fake server', () => {
         { id: 'call_b', name: 'get_time', arguments: {} },
       ],
     });
-    expect((server.requests[0]?.body as { tools: unknown }).tools).toEqual([
+    expect(bodyOf(server, 0).tools).toEqual([
       { type: 'function', function: { ...weatherTool } },
       { type: 'function', function: { ...timeTool } },
     ]);
@@ -72,7 +72,7 @@ describe('openai (Chat Completions) against the fake server', () => {
       ),
     );
 
-    expect((server.requests[0]?.body as { messages: unknown }).messages).toEqual([
+    expect(bodyOf(server, 0).messages).toEqual([
       { role: 'user', content: 'Weather in Paris and the time?' },
       {
         role: 'assistant',

@@ -74,3 +74,10 @@ export const roundTripTranscript: Message[] = [
 export async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
+
+/** The parsed body of the server's `index`-th request (throws when there is none). */
+export function bodyOf(server: FakeProviderServer, index = 0): Record<string, unknown> {
+  const request = server.requests[index];
+  if (!request) throw new Error(`the server received no request ${index + 1}`);
+  return request.body as Record<string, unknown>;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openai } from '../src/index';
-import { collect, modelRequest, roundTripTranscript, serve, timeTool, weatherTool } from './helpers';
+import { bodyOf, collect, modelRequest, roundTripTranscript, serve, timeTool, weatherTool } from './helpers';
 
 describe('openai (Responses API) against the fake server', () => {
   it('sends a plain text request statelessly and maps the answer and usage', async () => {
@@ -34,7 +34,7 @@ describe('openai (Responses API) against the fake server', () => {
 
     expect(response.content).toBe('');
     expect(response.toolCalls).toEqual([{ id: 'call_a', name: 'get_weather', arguments: { city: 'Paris' } }]);
-    expect((server.requests[0]?.body as { tools: unknown }).tools).toEqual([
+    expect(bodyOf(server, 0).tools).toEqual([
       {
         type: 'function',
         name: 'get_weather',
@@ -75,7 +75,7 @@ describe('openai (Responses API) against the fake server', () => {
     const response = await model.generate(modelRequest(roundTripTranscript, { tools: [weatherTool, timeTool] }));
 
     expect(response.content).toBe('Sunny in Paris.');
-    expect((server.requests[0]?.body as { input: unknown }).input).toEqual([
+    expect(bodyOf(server, 0).input).toEqual([
       { role: 'user', content: 'Weather in Paris and the time?' },
       { role: 'assistant', content: 'Checking.' },
       { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
@@ -106,7 +106,7 @@ describe('openai (Responses API) against the fake server', () => {
       model.stream!(modelRequest([{ role: 'user', content: 'Go' }], { tools: [weatherTool] })),
     );
 
-    expect((server.requests[0]?.body as { stream: unknown }).stream).toBe(true);
+    expect(bodyOf(server, 0).stream).toBe(true);
     expect(parts).toEqual([
       { type: 'text_delta', text: 'Checking ' },
       { type: 'text_delta', text: 'both ' },
@@ -148,7 +148,7 @@ describe('openai (Responses API) against the fake server', () => {
         { role: 'tool', callId: 'call_x', name: 'get_weather', content: 'Invalid arguments', isError: true },
       ]),
     );
-    expect((server.requests[2]?.body as { input: unknown[] }).input[1]).toEqual({
+    expect((bodyOf(server, 2).input as unknown[])[1]).toEqual({
       type: 'function_call',
       call_id: 'call_x',
       name: 'get_weather',
