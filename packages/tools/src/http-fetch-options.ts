@@ -1,0 +1,69 @@
+import { ConfigError, describeValue } from '@bridle/protocol';
+import { compileAllowHosts, type HostAllowList } from './host-allow-list';
+
+/** Options of `httpFetchTool`. */
+export interface HttpFetchToolOptions {
+  /**
+   * Hosts that may be fetched: exact (`example.com`) or `*.example.com` (subdomains only). Checked on every
+   * redirect hop, in addition to the address guard. Default: every host with a public address.
+   */
+  allowHosts?: string[];
+  /**
+   * Allow loopback, private, link-local, CGNAT and unique-local addresses (a local server, an intranet).
+   * Cloud metadata addresses (169.254.169.254, fd00:ec2::254, ...) stay refused. Default `false`.
+   */
+  allowPrivateNetworks?: boolean;
+  /** Most bytes of (decoded) body read; the rest is dropped and `truncated` set. Default 1,000,000. */
+  maxBytes?: number;
+  /** Deadline for the whole fetch, redirects included, in milliseconds. Default 15,000. */
+  timeoutMs?: number;
+  /** Most redirects followed (0 to 20). Default 5. */
+  maxRedirects?: number;
+}
+
+/** Options after validation, with defaults applied. */
+export interface ResolvedHttpFetchOptions {
+  allowHosts: HostAllowList | undefined;
+  allowPrivateNetworks: boolean;
+  maxBytes: number;
+  timeoutMs: number;
+  maxRedirects: number;
+}
+
+const KNOWN_OPTIONS = ['allowHosts', 'allowPrivateNetworks', 'maxBytes', 'timeoutMs', 'maxRedirects'];
+
+/** Validates `httpFetchTool` options. @throws ConfigError naming the option, the value and the allowed range. */
+export function resolveHttpFetchOptions(options: HttpFetchToolOptions): ResolvedHttpFetchOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigError(`httpFetchTool: options must be an object, got ${describeValue(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.includes(key)) {
+      throw new ConfigError(
+        `httpFetchTool: unknown option ${JSON.stringify(key)}; known options: ${KNOWN_OPTIONS.join(', ')}`,
+      );
+    }
+  }
+  if (options.allowPrivateNetworks !== undefined && typeof options.allowPrivateNetworks !== 'boolean') {
+    throw new ConfigError(
+      `httpFetchTool: allowPrivateNetworks must be a boolean, got ${describeValue(options.allowPrivateNetworks)}`,
+    );
+  }
+  return {
+    allowHosts: options.allowHosts === undefined ? undefined : compileAllowHosts(options.allowHosts),
+    allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+    maxBytes: integerOption('maxBytes', options.maxBytes, 1_000_000, 1, 1_000_000_000),
+    timeoutMs: integerOption('timeoutMs', options.timeoutMs, 15_000, 1, 2_147_483_647),
+    maxRedirects: integerOption('maxRedirects', options.maxRedirects, 5, 0, 20),
+  };
+}
+
+function integerOption(name: string, value: unknown, fallback: number, minimum: number, maximum: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) {
+    throw new ConfigError(
+      `httpFetchTool: ${name} must be an integer from ${minimum} to ${maximum}, got ${describeValue(value)}`,
+    );
+  }
+  return value;
+}
