@@ -88,17 +88,22 @@ export class Agent<Output = unknown> {
    */
   use(toolOrSkill: Tool | Skill): this {
     if (typeof toolOrSkill !== 'object' || toolOrSkill === null)
-      throw new ConfigError(`agent.use() needs a tool or a skill ({ instructions?, tools? }), got ${describeValue(toolOrSkill)}.`);
+      throw new ConfigError(
+        `agent.use() needs a tool or a skill ({ instructions?, tools? }), got ${describeValue(toolOrSkill)}.`,
+      );
     const isTool = typeof (toolOrSkill as Tool).execute === 'function';
     const skill: Skill = isTool ? { tools: [toolOrSkill as Tool] } : (toolOrSkill as Skill);
     if (skill.instructions !== undefined && typeof skill.instructions !== 'string')
       invalidOption('skill.instructions', 'a string', skill.instructions);
-    if (skill.tools !== undefined && !Array.isArray(skill.tools)) invalidOption('skill.tools', 'an array of tools', skill.tools);
+    if (skill.tools !== undefined && !Array.isArray(skill.tools))
+      invalidOption('skill.tools', 'an array of tools', skill.tools);
     const added = skill.tools ?? [];
     const from = skill.name === undefined ? '' : ` of skill ${JSON.stringify(skill.name)}`;
     for (const tool of added) {
       if (this.#tools.some((existing) => existing.name === tool.name))
-        throw new ConfigError(`Cannot use tool ${JSON.stringify(tool.name)}${from}: the agent already has a tool with that name. Rename one of them.`);
+        throw new ConfigError(
+          `Cannot use tool ${JSON.stringify(tool.name)}${from}: the agent already has a tool with that name. Rename one of them.`,
+        );
     }
     // The registry checks names, schemas and duplicates within the new tools.
     new ToolRegistry([...this.#tools, ...added]);
@@ -120,7 +125,8 @@ export class Agent<Output = unknown> {
    */
   async run(input: string, options: AgentRunOptions = {}): Promise<AgentResult<Output>> {
     if (typeof input !== 'string' || input.length === 0) invalidOption('input', 'a non-empty string', input);
-    if (this.#running) throw new ConfigError('This agent is already running: await the previous run() before starting another.');
+    if (this.#running)
+      throw new ConfigError('This agent is already running: await the previous run() before starting another.');
     this.#running = true;
     const generation = this.#generation;
     try {

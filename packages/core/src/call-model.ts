@@ -45,7 +45,12 @@ export function callModel(
   options: { scope: RunScope; stream: boolean; onTextDelta: (text: string) => void },
 ): Promise<unknown> {
   if (options.stream && typeof model.stream === 'function')
-    return streamResponse(model as Model & { stream: NonNullable<Model['stream']> }, request, options.scope, options.onTextDelta);
+    return streamResponse(
+      model as Model & { stream: NonNullable<Model['stream']> },
+      request,
+      options.scope,
+      options.onTextDelta,
+    );
   // A synchronous throw from generate() becomes a rejection like any other model failure.
   const pending = new Promise<ModelResponse>((resolve) => resolve(model.generate(request)));
   return options.scope.race(pending);

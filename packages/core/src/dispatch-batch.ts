@@ -47,7 +47,13 @@ export async function dispatchBatch(calls: readonly ToolCall[], context: BatchCo
     if (results[at]) continue;
     const call = calls[at] as ToolCall;
     const reason = scope.reason ?? 'aborted';
-    results[at] = { role: 'tool', callId: call.id, name: call.name, content: cancelledText(reason, call.name, false), isError: true };
+    results[at] = {
+      role: 'tool',
+      callId: call.id,
+      name: call.name,
+      content: cancelledText(reason, call.name, false),
+      isError: true,
+    };
   }
   return results as ToolMessage[];
 }

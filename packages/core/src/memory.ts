@@ -66,14 +66,18 @@ export function resolveMemory(value: unknown): Memory | undefined {
   integerOption('memory.maxTokens', options.maxTokens, 1, 1);
   functionOption('memory.counter', options.counter);
   if ((options.maxContextChars === undefined) === (options.maxTokens === undefined))
-    throw new ConfigError('Invalid option memory: give exactly one budget, memory.maxContextChars or memory.maxTokens.');
+    throw new ConfigError(
+      'Invalid option memory: give exactly one budget, memory.maxContextChars or memory.maxTokens.',
+    );
   return async (messages, model, signal) => {
     if (!options.compact || fits(options, messages)) return windowed(options, messages);
     try {
       const kept = await compact({
         model,
         messages,
-        ...(options.maxTokens === undefined ? { keepChars: options.maxContextChars } : { keepTokens: options.maxTokens }),
+        ...(options.maxTokens === undefined
+          ? { keepChars: options.maxContextChars }
+          : { keepTokens: options.maxTokens }),
         ...(options.counter ? { counter: options.counter } : {}),
         ...(signal ? { signal } : {}),
       });

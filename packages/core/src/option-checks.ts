@@ -6,7 +6,13 @@ export function invalidOption(name: string, expected: string, value: unknown): n
 }
 
 /** An integer option in `[min, Number.MAX_SAFE_INTEGER]`, or `fallback` when undefined. */
-export function integerOption(name: string, value: unknown, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function integerOption(
+  name: string,
+  value: unknown,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;

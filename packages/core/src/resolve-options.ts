@@ -1,14 +1,7 @@
 import type { EventObserver, RunEvent } from '@bridle/events';
 import { assertTranscript, ConfigError, type Message, type Model, type Tool } from '@bridle/protocol';
 import { ToolRegistry } from '@bridle/registry';
-import {
-  checkKeys,
-  functionOption,
-  integerOption,
-  invalidOption,
-  numberOption,
-  objectOption,
-} from './option-checks';
+import { checkKeys, functionOption, integerOption, invalidOption, numberOption, objectOption } from './option-checks';
 import { compileOutput, type OutputCheck } from './structured-output';
 import type { ApproveHook, ContextOptions, RetryOptions, RunAgentOptions } from './types';
 
@@ -70,7 +63,9 @@ function resolveModel(model: unknown): Model {
 function resolveMessages(options: RunAgentOptions): { prompt: string | undefined; messages: Message[] } {
   const { prompt, messages } = options;
   if ((prompt === undefined) === (messages === undefined))
-    throw new ConfigError('Give exactly one of the options prompt (a new conversation) and messages (a transcript to continue).');
+    throw new ConfigError(
+      'Give exactly one of the options prompt (a new conversation) and messages (a transcript to continue).',
+    );
   if (prompt !== undefined) {
     if (typeof prompt !== 'string' || prompt.length === 0) invalidOption('prompt', 'a non-empty string', prompt);
     return { prompt, messages: [{ role: 'user', content: prompt }] };
@@ -109,7 +104,13 @@ function resolveRetry(value: unknown): Required<RetryOptions> {
   const retry = objectOption<RetryOptions>('retry', value, ['maxRetries', 'baseDelayMs', 'maxDelayMs']) ?? {};
   const maxRetries = integerOption('retry.maxRetries', retry.maxRetries, 2, 0, 100);
   const baseDelayMs = numberOption('retry.baseDelayMs', retry.baseDelayMs, 500, 0, MAX_TIMER_MS);
-  const maxDelayMs = numberOption('retry.maxDelayMs', retry.maxDelayMs, Math.max(8_000, baseDelayMs), baseDelayMs, MAX_TIMER_MS);
+  const maxDelayMs = numberOption(
+    'retry.maxDelayMs',
+    retry.maxDelayMs,
+    Math.max(8_000, baseDelayMs),
+    baseDelayMs,
+    MAX_TIMER_MS,
+  );
   return { maxRetries, baseDelayMs, maxDelayMs };
 }
 
@@ -129,8 +130,10 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
   if (typeof options !== 'object' || options === null) invalidOption('options', 'an options object', options);
   checkKeys('', options, RUN_OPTION_KEYS);
   const context = objectOption<ContextOptions>('context', options.context, ['maxContextChars', 'maxToolResultChars']);
-  if (options.system !== undefined && typeof options.system !== 'string') invalidOption('system', 'a string', options.system);
-  if (options.stream !== undefined && typeof options.stream !== 'boolean') invalidOption('stream', 'a boolean', options.stream);
+  if (options.system !== undefined && typeof options.system !== 'string')
+    invalidOption('system', 'a string', options.system);
+  if (options.stream !== undefined && typeof options.stream !== 'boolean')
+    invalidOption('stream', 'a boolean', options.stream);
   const timeoutMs = options.timeoutMs;
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || timeoutMs > MAX_TIMER_MS))
     invalidOption('timeoutMs', `a number of milliseconds above 0 and at most ${MAX_TIMER_MS}`, timeoutMs);
@@ -144,8 +147,15 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     timeoutMs,
     signal: resolveSignal(options.signal),
     maxContextChars:
-      context?.maxContextChars === undefined ? undefined : integerOption('context.maxContextChars', context.maxContextChars, 0, 1),
-    maxToolResultChars: integerOption('context.maxToolResultChars', context?.maxToolResultChars, DEFAULT_MAX_TOOL_RESULT_CHARS, 1),
+      context?.maxContextChars === undefined
+        ? undefined
+        : integerOption('context.maxContextChars', context.maxContextChars, 0, 1),
+    maxToolResultChars: integerOption(
+      'context.maxToolResultChars',
+      context?.maxToolResultChars,
+      DEFAULT_MAX_TOOL_RESULT_CHARS,
+      1,
+    ),
     onEvent: resolveOnEvent(options.onEvent),
     onObserverError: functionOption('onObserverError', options.onObserverError),
     approve: functionOption('approve', options.approve),

@@ -39,7 +39,10 @@ function cancelled(reason: CancelReason, timeoutMs: number | undefined): Ending 
 
 function stepLimit(options: ResolvedOptions, state: RunState): Ending {
   const why = state.outputProblem ? ` matching the output schema (last problem: ${state.outputProblem})` : '';
-  return { status: 'step_limit', error: `Stopped after maxSteps (${options.maxSteps}) model calls without a final answer${why}.` };
+  return {
+    status: 'step_limit',
+    error: `Stopped after maxSteps (${options.maxSteps}) model calls without a final answer${why}.`,
+  };
 }
 
 function systemPrompt(options: ResolvedOptions): string | undefined {
@@ -142,7 +145,8 @@ async function execute(options: ResolvedOptions): Promise<AgentResult> {
     if (error instanceof Cancelled) ending = cancelled(error.reason, options.timeoutMs);
     else if (scope.reason) ending = cancelled(scope.reason, options.timeoutMs);
     // Not expected (every failure is data by now); still, a run that started always resolves.
-    else ending = { status: 'model_error', error: `Internal error in the agent loop: ${errorMessage(error, 'unknown')}` };
+    else
+      ending = { status: 'model_error', error: `Internal error in the agent loop: ${errorMessage(error, 'unknown')}` };
   } finally {
     scope.dispose();
   }

@@ -50,7 +50,11 @@ export class RunScope {
 
   /** Settles like `promise`, or rejects with {@link Cancelled} as soon as the run is cancelled. */
   race<T>(promise: PromiseLike<T>): Promise<T> {
-    if (this.reason) return Promise.reject(new Cancelled(this.reason));
+    if (this.reason) {
+      // Nobody will wait for it any more: keep its late rejection from becoming an unhandled one.
+      promise.then(undefined, noop);
+      return Promise.reject(new Cancelled(this.reason));
+    }
     return new Promise<T>((resolve, reject) => {
       const onCancel = (reason: CancelReason) => reject(new Cancelled(reason));
       this.waiters.add(onCancel);

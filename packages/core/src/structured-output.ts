@@ -49,7 +49,9 @@ function describeSchema(jsonSchema: unknown): string {
  */
 export function compileOutput(schema: unknown): OutputCheck {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
-    throw new ConfigError('Invalid option output: expected a JSON Schema object or a Standard Schema (e.g. a zod schema).');
+    throw new ConfigError(
+      'Invalid option output: expected a JSON Schema object or a Standard Schema (e.g. a zod schema).',
+    );
   if (isStandardSchema(schema)) {
     let jsonSchema: unknown;
     try {

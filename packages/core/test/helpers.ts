@@ -25,7 +25,11 @@ export function addTool(overrides: Partial<Tool> = {}): Tool & { calls: unknown[
 }
 
 /** A tool with a `{ value?: unknown }` schema whose execute is the given function. */
-export function tool(name: string, execute: Tool['execute'], flags: Pick<Tool, 'readOnly' | 'requiresApproval'> = {}): Tool {
+export function tool(
+  name: string,
+  execute: Tool['execute'],
+  flags: Pick<Tool, 'readOnly' | 'requiresApproval'> = {},
+): Tool {
   return { name, description: `${name} tool`, parameters: { type: 'object' }, execute, ...flags };
 }
 
@@ -42,7 +46,8 @@ export function recorder() {
       events.push(event);
     },
     types: () => events.map((event) => event.type),
-    ofType: <T extends RunEvent['type']>(type: T) => events.filter((event) => event.type === type) as Extract<RunEvent, { type: T }>[],
+    ofType: <T extends RunEvent['type']>(type: T) =>
+      events.filter((event) => event.type === type) as Extract<RunEvent, { type: T }>[],
   };
 }
 
@@ -51,9 +56,40 @@ export function abortListeners(signal: AbortSignal): number {
   return getEventListeners(signal, 'abort').length;
 }
 
-/** Active timers of the process (Node's own count). */
-export function activeTimers(): number {
-  return process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+/**
+ * Tracks the timers that @bridle/core's own code creates (by the caller's file in the stack), so a test
+ * can check none is still pending after a run. `stop()` restores the real functions.
+ */
+export function trackCoreTimers() {
+  const realSet = globalThis.setTimeout;
+  const realClear = globalThis.clearTimeout;
+  const pending = new Set<unknown>();
+  const tracked = ((callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    const fromCore = /packages[\\/]core[\\/]src[\\/]/.test(new Error().stack ?? '');
+    const handle: unknown = realSet(
+      (...callArgs: unknown[]) => {
+        pending.delete(handle);
+        callback(...callArgs);
+      },
+      ms,
+      ...args,
+    );
+    if (fromCore) pending.add(handle);
+    return handle;
+  }) as unknown as typeof setTimeout;
+  globalThis.setTimeout = tracked;
+  globalThis.clearTimeout = ((handle: Parameters<typeof clearTimeout>[0]) => {
+    pending.delete(handle);
+    realClear(handle);
+  }) as typeof clearTimeout;
+  return {
+    /** Core timers neither fired nor cleared. */
+    pending: () => pending.size,
+    stop: () => {
+      globalThis.setTimeout = realSet;
+      globalThis.clearTimeout = realClear;
+    },
+  };
 }
 
 /** A promise with its resolve function exposed. */

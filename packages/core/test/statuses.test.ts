@@ -46,7 +46,9 @@ describe('runAgent statuses', () => {
     const events = recorder();
     const result = await runAgent({ model, tools: [add], prompt: 'go', maxToolCalls: 3, onEvent: events.onEvent });
     expect(result).toMatchObject({ status: 'tool_limit', steps: 2, toolCalls: 2 });
-    expect(result.error).toBe('The model asked for 2 tool calls but only 1 of maxToolCalls (3) remain; the batch was not run.');
+    expect(result.error).toBe(
+      'The model asked for 2 tool calls but only 1 of maxToolCalls (3) remain; the batch was not run.',
+    );
     expect(add.calls).toHaveLength(2);
     expect(result.messages).toHaveLength(4);
     expect(result.messages.some((message) => message.content === 'two more')).toBe(false);
@@ -114,7 +116,9 @@ describe('runAgent statuses', () => {
   });
 
   it('model_error: an invalid model response is not appended', async () => {
-    const model = faultyModel(scriptedModel([]), { 0: { type: 'malformed', value: { content: 'x', toolCalls: 'nope' } } });
+    const model = faultyModel(scriptedModel([]), {
+      0: { type: 'malformed', value: { content: 'x', toolCalls: 'nope' } },
+    });
     const result = await runAgent({ model, prompt: 'x' });
     expect(result.status).toBe('model_error');
     expect(result.error).toMatch(/^Invalid model response: toolCalls must be an array when present/);
@@ -209,7 +213,12 @@ describe('runAgent statuses', () => {
   it('model_error after retries are exhausted', async () => {
     const model = faultyModel(scriptedModel([]), () => ({ type: 'provider_error', code: 'rate_limited' }));
     const events = recorder();
-    const result = await runAgent({ model, prompt: 'x', retry: { maxRetries: 2, baseDelayMs: 0 }, onEvent: events.onEvent });
+    const result = await runAgent({
+      model,
+      prompt: 'x',
+      retry: { maxRetries: 2, baseDelayMs: 0 },
+      onEvent: events.onEvent,
+    });
     expect(result.status).toBe('model_error');
     expect(result.error).toBe('faultyModel: scripted rate_limited on call 3 (gave up after 3 attempts)');
     expect(model.requests).toHaveLength(3);

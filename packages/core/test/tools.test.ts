@@ -21,12 +21,23 @@ describe('tool dispatch', () => {
     });
     const { result, results } = await oneBatch(
       [add, thrower],
-      [call('u', 'nope'), call('i', 'add', { a: 'one', b: 2 }), call('t', 'explode'), call('ok', 'add', { a: 2, b: 2 })],
+      [
+        call('u', 'nope'),
+        call('i', 'add', { a: 'one', b: 2 }),
+        call('t', 'explode'),
+        call('ok', 'add', { a: 2, b: 2 }),
+      ],
     );
     expect(result.status).toBe('completed');
     expect(results).toEqual([
       { role: 'tool', callId: 'u', name: 'nope', content: 'Unknown tool: nope', isError: true },
-      { role: 'tool', callId: 'i', name: 'add', content: expect.stringMatching(/^Invalid arguments: \$\.a: /), isError: true },
+      {
+        role: 'tool',
+        callId: 'i',
+        name: 'add',
+        content: expect.stringMatching(/^Invalid arguments: \$\.a: /),
+        isError: true,
+      },
       { role: 'tool', callId: 't', name: 'explode', content: 'disk on fire', isError: true },
       { role: 'tool', callId: 'ok', name: 'add', content: '4', isError: false },
     ]);
@@ -54,14 +65,27 @@ describe('tool dispatch', () => {
     });
     const { results } = await oneBatch([shout], [call('a', 'shout', { text: 'hi' }), call('b', 'shout', { text: '' })]);
     expect(results[0]).toMatchObject({ content: 'HI', isError: false });
-    expect(results[1]).toMatchObject({ isError: true, content: expect.stringMatching(/^Invalid arguments: \$\.text: /) });
+    expect(results[1]).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^Invalid arguments: \$\.text: /),
+    });
     expect(seen).toEqual(['hi']);
   });
 
   it('results are stringified: strings verbatim, others as JSON, undefined as null', async () => {
-    const values: Record<string, unknown> = { s: 'plain "text"', o: { a: [1, 2] }, u: undefined, n: 42, f: false, z: null };
+    const values: Record<string, unknown> = {
+      s: 'plain "text"',
+      o: { a: [1, 2] },
+      u: undefined,
+      n: 42,
+      f: false,
+      z: null,
+    };
     const tools = Object.keys(values).map((key) => tool(key, () => values[key]));
-    const { results } = await oneBatch(tools, Object.keys(values).map((key) => call(`c-${key}`, key)));
+    const { results } = await oneBatch(
+      tools,
+      Object.keys(values).map((key) => call(`c-${key}`, key)),
+    );
     expect(results.map((message) => [message.content, message.isError])).toEqual([
       ['plain "text"', false],
       ['{"a":[1,2]}', false],
@@ -79,8 +103,14 @@ describe('tool dispatch', () => {
       [tool('big', () => 10n), tool('loop', () => cycle), tool('async', async () => ({ ok: true }))],
       [call('b', 'big'), call('l', 'loop'), call('a', 'async')],
     );
-    expect(results[0]).toMatchObject({ isError: true, content: expect.stringMatching(/^Tool big returned a result that cannot be converted to JSON: /) });
-    expect(results[1]).toMatchObject({ isError: true, content: expect.stringMatching(/^Tool loop returned a result that cannot be converted to JSON: /) });
+    expect(results[0]).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^Tool big returned a result that cannot be converted to JSON: /),
+    });
+    expect(results[1]).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^Tool loop returned a result that cannot be converted to JSON: /),
+    });
     expect(results[2]).toMatchObject({ isError: false, content: '{"ok":true}' });
   });
 
@@ -144,7 +174,10 @@ describe('tool dispatch', () => {
   it('results are appended in call order whatever order they finish in', async () => {
     const gates = [deferred<string>(), deferred<string>(), deferred<string>()];
     const slow = (index: number) => tool(`r${index}`, () => gates[index]!.promise, { readOnly: true });
-    const model = scriptedModel([{ content: '', toolCalls: [call('a', 'r0'), call('b', 'r1'), call('c', 'r2')] }, { content: 'done' }]);
+    const model = scriptedModel([
+      { content: '', toolCalls: [call('a', 'r0'), call('b', 'r1'), call('c', 'r2')] },
+      { content: 'done' },
+    ]);
     const running = runAgent({ model, tools: [slow(0), slow(1), slow(2)], prompt: 'go' });
     await new Promise((resolve) => setImmediate(resolve));
     gates[2]!.resolve('third');
@@ -229,17 +262,24 @@ describe('tool dispatch', () => {
 describe('approval', () => {
   const guarded = () => {
     const calls: unknown[] = [];
-    const t = tool('rm', (args) => {
-      calls.push(args);
-      return 'removed';
-    }, { requiresApproval: true });
+    const t = tool(
+      'rm',
+      (args) => {
+        calls.push(args);
+        return 'removed';
+      },
+      { requiresApproval: true },
+    );
     return Object.assign(t, { calls });
   };
 
   it('no approve hook: denied (fail closed)', async () => {
     const rm = guarded();
     const { results } = await oneBatch([rm], [call('a', 'rm', { path: 'x' })]);
-    expect(results[0]).toMatchObject({ isError: true, content: 'Denied: rm requires approval and no approve hook is configured.' });
+    expect(results[0]).toMatchObject({
+      isError: true,
+      content: 'Denied: rm requires approval and no approve hook is configured.',
+    });
     expect(rm.calls).toEqual([]);
   });
 
