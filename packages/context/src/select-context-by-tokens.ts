@@ -2,7 +2,7 @@ import { ConfigError, ContextLimitError, type Message } from '@bridle/protocol';
 import { checkTranscript } from './check-transcript';
 import { estimateTokens, type TokenCounter } from './estimate-tokens';
 import { requireLimit } from './require-limit';
-import { firstAndTail, selectNewestGroups } from './select-newest-groups';
+import { firstAndTail, groupRange, selectNewestGroups } from './select-newest-groups';
 import { tokenSize } from './token-size';
 
 /** Options of {@link selectContextByTokens}. */
@@ -38,7 +38,7 @@ export function selectContextByTokens(messages: readonly Message[], options: Sel
   if (messages.length > 1 && start === messages.length) {
     const needed = firstCost + newest.cost;
     throw new ContextLimitError(
-      `The context does not fit: the first message (${firstCost} tokens) plus the newest group (messages[${newest.start}..${messages.length - 1}], ${newest.cost} tokens) need ${needed} tokens, over maxTokens ${maxTokens}. Raise the token budget to at least ${needed}, or bound tool results lower.`,
+      `The context does not fit: the first message (${firstCost} tokens) plus the newest group (${groupRange(newest.start, messages.length - 1)}, ${newest.cost} tokens) need ${needed} tokens, over maxTokens ${maxTokens}. Raise the token budget to at least ${needed}, or bound tool results lower.`,
     );
   }
   return firstAndTail(messages, start);

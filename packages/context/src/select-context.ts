@@ -2,7 +2,7 @@ import { ContextLimitError, type Message } from '@bridle/protocol';
 import { checkTranscript } from './check-transcript';
 import { charSize } from './message-size';
 import { requireLimit } from './require-limit';
-import { firstAndTail, selectNewestGroups } from './select-newest-groups';
+import { firstAndTail, groupRange, selectNewestGroups } from './select-newest-groups';
 
 /**
  * The first user message plus as many of the newest groups as fit in `maxChars`, measured as
@@ -44,10 +44,7 @@ function tooSmall(
       `The context does not fit: the first message alone is ${firstCost} characters as JSON, over maxChars ${maxChars}. Raise the context limit (maxContextChars) to at least ${firstCost}, or shorten the first message.`,
     );
   const needed = firstCost + newest.cost;
-  const range =
-    newest.start === messages.length - 1
-      ? `messages[${newest.start}]`
-      : `messages[${newest.start}..${messages.length - 1}]`;
+  const range = groupRange(newest.start, messages.length - 1);
   return new ContextLimitError(
     `The context does not fit: the first message (${firstSize} characters as JSON) plus the newest group (${range}, ${newest.cost - (messages.length - newest.start)} characters) need ${needed} characters with brackets and commas, over maxChars ${maxChars}. Raise the context limit (maxContextChars) to at least ${needed}, or bound tool results lower (maxToolResultChars).`,
   );

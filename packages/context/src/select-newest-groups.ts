@@ -55,3 +55,8 @@ export function firstAndTail(messages: readonly Message[], start: number): Messa
   for (let index = start; index < messages.length; index++) selected[1 + index - start] = messages[index] as Message;
   return selected;
 }
+
+/** `messages[start]` or `messages[start..end]`, for error messages. */
+export function groupRange(start: number, end: number): string {
+  return start === end ? `messages[${start}]` : `messages[${start}..${end}]`;
+}
