@@ -105,7 +105,7 @@ describe.each<Cut>(['abort', 'timeout'])('cancellation by %s', (cut) => {
   it.each([0, 1, 2])('during tool %i of a sequential batch (tools honour their signal)', async (at) => {
     const executed: string[] = [];
     const { result } = await cutRun(cut, (reached) => {
-      const step = tool('step', (args, context) => {
+      const step = tool('step', (_args, context) => {
         executed.push(context.callId);
         if (context.callId === `c${at}`) {
           reached();
@@ -125,7 +125,7 @@ describe.each<Cut>(['abort', 'timeout'])('cancellation by %s', (cut) => {
     expect(executed).toEqual(['c0', 'c1', 'c2'].slice(0, at + 1));
     const word = cancelledWord(cut);
     expect(toolResults(result)).toEqual(
-      ['c0', 'c1', 'c2'].map((id, index) =>
+      ['c0', 'c1', 'c2'].map((_id, index) =>
         index < at ? 'done' : index === at ? `${word} before step finished.` : `${word} before step started.`,
       ),
     );

@@ -82,7 +82,7 @@ describe('runAgent statuses', () => {
     expect(result).toMatchObject({ status: 'timeout', steps: 0, toolCalls: 0 });
     expect(result.error).toBe('The run timed out after 5 ms (timeoutMs).');
     expect(seen?.aborted).toBe(true);
-    expect((seen?.reason as Error).name).toBe('TimeoutError');
+    expect((seen as AbortSignal).reason.name).toBe('TimeoutError');
     expect(result.messages).toEqual([{ role: 'user', content: 'slow' }]);
   });
 
@@ -96,7 +96,7 @@ describe('runAgent statuses', () => {
     ]);
     const result = await runAgent({ model, prompt: 'wait', signal: controller.signal });
     expect(result).toMatchObject({ status: 'aborted', steps: 0, error: 'The run was aborted by its signal.' });
-    expect((model.requests[0]?.signal.reason as Error).message).toBe('user pressed ctrl-c');
+    expect(model.requests[0]!.signal.reason.message).toBe('user pressed ctrl-c');
   });
 
   it('aborted before the start: no model call', async () => {
