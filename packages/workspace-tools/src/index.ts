@@ -1,8 +1,11 @@
+export type { CommandPreset } from './command-preset';
+export { type CommandArguments, type CommandToolOptions, type CommandWorkspace, commandTool } from './command-tool';
 export { type EditFileArguments, editFileTool } from './edit-file-tool';
 export { type FindFilesArguments, type FindFilesLimits, findFilesTool } from './find-files-tool';
 export { type ListDirectoryArguments, listDirectoryTool } from './list-directory-tool';
 export { DEFAULT_PROTECTED } from './protected-paths';
 export { type ReadFileArguments, readFileTool } from './read-file-tool';
+export type { CommandResult } from './run-process';
 export { type SearchTextArguments, type SearchTextLimits, searchTextTool } from './search-text-tool';
 export { Workspace, type WorkspaceOptions } from './workspace';
 export { WorkspaceError, type WorkspaceErrorCode } from './workspace-error';

@@ -6,6 +6,7 @@ export const MAX_PATH_LENGTH = 4096;
 
 // C0/C1 controls, and invisible code points that some file systems ignore (the `.g\u200cit` trick) or
 // that make a path display as something else (bidi overrides).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const FORBIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/u;
 
 /** How {@link parsePath} treats the workspace root itself. */

@@ -1,0 +1,159 @@
+import { ConfigError, type Tool, type ToolContext } from '@bridle/protocol';
+import { type CommandPreset, type ResolvedPreset, resolvePreset } from './command-preset';
+import { type CommandResult, runProcess } from './run-process';
+import { expectArguments, invalidArguments, stringArgument } from './tool-arguments';
+import { WorkspaceError } from './workspace-error';
+
+/** What the command tool needs of a workspace: a verified directory to run in. */
+export interface CommandWorkspace {
+  withDirectory<T>(path: string | undefined, use: (directoryPath: string) => T | Promise<T>): Promise<T>;
+}
+
+/** Arguments of the command tool. */
+export interface CommandArguments {
+  command: string;
+  params?: Record<string, string>;
+}
+
+/** Options of {@link commandTool}. */
+export interface CommandToolOptions {
+  /** Tool name. Default `run_command`. */
+  name?: string;
+  /** Ask the loop's approve hook before each run. Default false. */
+  requiresApproval?: boolean;
+  /** Time between SIGTERM and SIGKILL of the process group, in milliseconds. Default 2,000. */
+  killGraceMs?: number;
+}
+
+/**
+ * A tool that runs one of a fixed set of commands, chosen by name (an enum in the schema). Never a
+ * shell: the executable was resolved to an absolute path here, at creation, and the model only
+ * supplies validated parameter values, each one argv entry, none starting with "-". Each run has
+ * its own process group, killed whole on timeout or abort (SIGTERM, then SIGKILL). Throws
+ * `ConfigError` at creation for a bad preset or a missing executable. A run that ends with a
+ * non-zero status is a result, not an error; an aborted run throws.
+ */
+export function commandTool(
+  workspace: CommandWorkspace,
+  presets: Record<string, CommandPreset>,
+  options: CommandToolOptions = {},
+): Tool<CommandArguments, CommandResult> {
+  if (typeof presets !== 'object' || presets === null || Object.keys(presets).length === 0) {
+    throw new ConfigError(
+      'commandTool needs at least one preset, e.g. { test: { executable: "npm", args: ["test"] } }.',
+    );
+  }
+  const resolved = new Map<string, ResolvedPreset>();
+  for (const [name, preset] of Object.entries(presets)) resolved.set(name, resolvePreset(name, preset));
+  const killGraceMs = options.killGraceMs ?? 2_000;
+  if (!Number.isSafeInteger(killGraceMs) || killGraceMs < 0) {
+    throw new ConfigError('commandTool option "killGraceMs" must be a non-negative integer of milliseconds.');
+  }
+  const toolName = options.name ?? 'run_command';
+  const names = [...resolved.keys()];
+  return {
+    name: toolName,
+    description: describe(resolved),
+    parameters: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', enum: names, description: 'Which preset command to run.' },
+        params: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description: "Values for the chosen command's parameters (see the description), each passed as one argument.",
+        },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    requiresApproval: options.requiresApproval ?? false,
+    async execute(input, context?: ToolContext) {
+      const args = expectArguments(toolName, input, ['command', 'params']);
+      const command = stringArgument(toolName, args, 'command', { required: true });
+      const preset = resolved.get(command);
+      if (preset === undefined) {
+        throw invalidArguments(
+          toolName,
+          `unknown command ${JSON.stringify(command)}; choose one of ${names.join(', ')}`,
+        );
+      }
+      const values = parameterValues(toolName, preset, args.params);
+      const signal = context?.signal;
+      if (signal?.aborted) throw new WorkspaceError('aborted', `Command "${command}" was aborted before it started.`);
+      const run = await workspace.withDirectory(preset.cwd, (cwd) =>
+        runProcess({
+          executable: preset.executable,
+          args: [...preset.args, ...values],
+          cwd,
+          env: environment(preset.env),
+          timeoutMs: preset.timeoutMs,
+          maxOutputBytes: preset.maxOutputBytes,
+          killGraceMs,
+          signal,
+        }),
+      );
+      let outcome: Awaited<typeof run.done>;
+      try {
+        outcome = await run.done;
+      } catch (error) {
+        throw new WorkspaceError(
+          'command_failed',
+          `Command "${command}" could not start: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+      const { aborted, ...result } = outcome;
+      if (aborted)
+        throw new WorkspaceError('aborted', `Command "${command}" was aborted; its whole process group was stopped.`);
+      return result;
+    },
+  };
+}
+
+function parameterValues(tool: string, preset: ResolvedPreset, params: unknown): string[] {
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+    throw invalidArguments(tool, '"params" must be an object of strings');
+  }
+  const given = (params ?? {}) as Record<string, unknown>;
+  const declared = preset.params.map((param) => param.name);
+  for (const key of Object.keys(given)) {
+    if (!declared.includes(key)) {
+      throw invalidArguments(
+        tool,
+        `command "${preset.name}" has no parameter ${JSON.stringify(key)}; ${declared.length ? `its parameters: ${declared.join(', ')}` : 'it takes none'}`,
+      );
+    }
+  }
+  return preset.params.map((param) => {
+    if (!Object.hasOwn(given, param.name))
+      throw invalidArguments(tool, `command "${preset.name}" needs "params.${param.name}"`);
+    return param.check(tool, given[param.name]);
+  });
+}
+
+function environment(names: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ['PATH', ...names]) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+function describe(presets: Map<string, ResolvedPreset>): string {
+  const lines = [
+    'Run one of these preset commands in the workspace (no shell; parameters are passed as single arguments and may not start with "-"):',
+  ];
+  for (const preset of presets.values()) {
+    const params = preset.params.map((param) => {
+      const detail = typeof param.schema.description === 'string' ? `: ${param.schema.description}` : '';
+      const choices = Array.isArray(param.schema.enum) ? ` (one of ${param.schema.enum.join(', ')})` : '';
+      return `${param.name}${detail}${choices}`;
+    });
+    lines.push(
+      `- ${preset.name}: ${[preset.executable, ...preset.args].join(' ')}${params.length ? `; params: ${params.join('; ')}` : ''}`,
+    );
+  }
+  return lines.join('\n');
+}

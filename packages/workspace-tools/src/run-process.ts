@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process';
+import { OutputBuffer } from './output-buffer';
+import { signalGroup, waitForGroupExit } from './process-group';
+
+/** The outcome of one command run. `durationMs` is wall time from spawn to the group being gone. */
+export interface CommandResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+/** What to run and its bounds. Times in milliseconds, sizes in bytes (per stream). */
+export interface ProcessSpec {
+  executable: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  killGraceMs: number;
+  signal?: AbortSignal;
+}
+
+/** How long to wait for stray pipe holders (a process that left the group) once the group is gone. */
+const PIPE_DRAIN_MS = 500;
+
+/**
+ * Spawns without a shell in a new process group. On timeout or abort, and when the direct child
+ * exits with members of its group still running, the whole group gets SIGTERM, then SIGKILL after
+ * `killGraceMs`. Settles only after no process of the group runs. `spawn` itself happens
+ * synchronously, before this returns, so `cwd` only has to stay valid for the call.
+ */
+export function runProcess(spec: ProcessSpec): { done: Promise<CommandResult & { aborted: boolean }> } {
+  const started = performance.now();
+  const child = spawn(spec.executable, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    shell: false,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    windowsHide: true,
+  });
+  const done = new Promise<CommandResult & { aborted: boolean }>((resolve, reject) => {
+    const stdout = new OutputBuffer(spec.maxOutputBytes);
+    const stderr = new OutputBuffer(spec.maxOutputBytes);
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    let timedOut = false;
+    let aborted = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const terminate = (): void => {
+      if (killTimer !== undefined || child.pid === undefined) return;
+      signalGroup(child.pid, 'SIGTERM');
+      killTimer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), spec.killGraceMs);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      terminate();
+    }, spec.timeoutMs);
+    const onAbort = (): void => {
+      aborted = true;
+      terminate();
+    };
+    spec.signal?.addEventListener('abort', onAbort, { once: true });
+    const streamsClosed = Promise.all([closed(child.stdout), closed(child.stderr)]);
+
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', onAbort);
+      if (child.pid === undefined) reject(error);
+    });
+    child.once('exit', async (exitCode, signal) => {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', onAbort);
+      // Whatever the direct child left behind in its group belongs to this run: end it too.
+      const pid = child.pid!;
+      terminate();
+      const gone = await waitForGroupExit(pid, spec.killGraceMs + 10_000);
+      clearTimeout(killTimer);
+      if (!gone) signalGroup(pid, 'SIGKILL');
+      // A process that escaped the group (setsid) may still hold the pipes: do not wait on it forever.
+      const drain = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, PIPE_DRAIN_MS);
+      await streamsClosed;
+      clearTimeout(drain);
+      resolve({
+        exitCode,
+        signal,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        timedOut,
+        aborted,
+        durationMs: Math.round(performance.now() - started),
+      });
+    });
+  });
+  return { done };
+}
+
+function closed(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise((resolve) => {
+    stream.once('close', () => resolve());
+  });
+}
