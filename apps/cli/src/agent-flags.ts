@@ -1,0 +1,39 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { BUILT_IN_SKILLS } from './agent-setup';
+import { type CliCommandPreset, parseCommandPreset } from './command-preset';
+import { collect, duration, nonNegativeInteger, positiveInteger } from './parse-options';
+
+function collectPreset(
+  value: string,
+  previous: Record<string, CliCommandPreset> | undefined,
+): Record<string, CliCommandPreset> {
+  const { name, preset } = parseCommandPreset(value);
+  if (previous && name in previous) throw new InvalidArgumentError(`the preset name "${name}" is given twice.`);
+  return { ...previous, [name]: preset };
+}
+
+/** Adds the agent flags shared by `run`, `chat` and `batch` (see `AgentFlags`). */
+export function addAgentFlags(command: Command): Command {
+  return command
+    .option(
+      '-m, --model <id>',
+      'model id: openai:<model>, anthropic:<model> or openai-compatible:<baseURL>#<model> (default: $BRIDLE_MODEL, else from the API key present)',
+    )
+    .option(
+      '-s, --skill <name-or-dir>',
+      `a skill to use, repeatable: ${BUILT_IN_SKILLS.join(', ')} or a SKILL.md folder (default: assistant)`,
+      collect,
+    )
+    .option('-w, --workspace <dir>', 'folder the agent may read and edit (adds the coding skill)')
+    .option(
+      '--allow-command <name=command>',
+      'a command preset the agent may run in the workspace, repeatable (no shell; trailing {param} words are filled by the model), e.g. test="npm test"',
+      collectPreset,
+    )
+    .option('--max-steps <n>', 'most model calls per run (default 10)', positiveInteger)
+    .addOption(
+      new Option('--max-tool-calls <n>', 'most tool calls per run (default: unlimited)').argParser(nonNegativeInteger),
+    )
+    .option('--timeout <duration>', 'deadline per run: 30s, 500ms, 2m or seconds', duration)
+    .option('--system <text>', 'system prompt (skills add their sections after it)');
+}

@@ -1,0 +1,116 @@
+import { stat } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { defaultModelId, resolveModel } from '@bridle/models';
+import { ConfigError, type Model, type Tool } from '@bridle/protocol';
+import {
+  analystSkill,
+  assistantSkill,
+  codingSkill,
+  composeSkills,
+  createToolbox,
+  loadSkill,
+  type Skill,
+} from '@bridle/skills';
+import { Workspace } from '@bridle/workspace-tools';
+import type { CliCommandPreset } from './command-preset';
+
+/** The built-in skills `--skill` accepts by name. */
+export const BUILT_IN_SKILLS = ['assistant', 'coding', 'analyst'] as const;
+
+/** The agent flags shared by `run`, `chat` and `batch`, as commander parsed them. */
+export interface AgentFlags {
+  model?: string;
+  skill?: string[];
+  workspace?: string;
+  allowCommand?: Record<string, CliCommandPreset>;
+  maxSteps?: number;
+  maxToolCalls?: number;
+  timeout?: number;
+  system?: string;
+}
+
+/** Everything needed to start runs: the model, the composed system prompt and tools, the limits. */
+export interface AgentSetup {
+  model: Model;
+  modelId: string;
+  system?: string;
+  tools: Tool[];
+  skills: Skill[];
+  limits: { maxSteps?: number; maxToolCalls?: number; timeoutMs?: number };
+}
+
+/**
+ * Turns the flags into an {@link AgentSetup}. Skills: the `--skill` values in order (a built-in name or
+ * a path to a SKILL.md folder whose tools come from the built-in ones); default `assistant`, or `coding`
+ * when `--workspace` is given (`--workspace` always adds `coding` on that folder). Throws `ConfigError`
+ * (exit code 2) for a bad model id, a missing key, an unknown skill or a bad workspace.
+ */
+export async function buildAgentSetup(
+  flags: AgentFlags,
+  context: { env: Record<string, string | undefined>; cwd: string },
+): Promise<AgentSetup> {
+  const modelId = flags.model ?? defaultModelId(context.env);
+  const model = resolveModel(modelId, { env: context.env });
+  const presets = flags.allowCommand ?? {};
+  if (Object.keys(presets).length > 0 && flags.workspace === undefined) {
+    throw new ConfigError('--allow-command needs --workspace DIR: commands run inside the workspace folder.');
+  }
+  const workspace =
+    flags.workspace === undefined ? undefined : await openWorkspace(resolve(context.cwd, flags.workspace));
+  const names = [...(flags.skill ?? [])];
+  if (workspace !== undefined && !names.includes('coding')) names.push('coding');
+  if (names.length === 0) names.push('assistant');
+
+  // One instance of each tool, so skills that share a tool compose without a clash.
+  const toolbox = createToolbox();
+  const coding = workspace === undefined ? undefined : codingSkill({ workspace, commands: presets });
+  const catalogue: Tool[] = [toolbox.clock, toolbox.calculator, toolbox.httpFetch, ...(coding?.tools ?? [])];
+  const skills: Skill[] = [];
+  for (const name of names) {
+    switch (name) {
+      case 'assistant':
+        skills.push(assistantSkill({ toolbox }));
+        break;
+      case 'analyst':
+        skills.push(analystSkill({ toolbox }));
+        break;
+      case 'coding':
+        if (coding === undefined)
+          throw new ConfigError(
+            '--skill coding needs --workspace DIR: the folder the agent may read, edit and run commands in.',
+          );
+        skills.push(coding);
+        break;
+      default:
+        if (!looksLikePath(name)) {
+          throw new ConfigError(
+            `Unknown skill "${name}": use ${BUILT_IN_SKILLS.join(', ')} or a path to a folder with a SKILL.md (e.g. ./skills/review).`,
+          );
+        }
+        skills.push(await loadSkill(resolve(context.cwd, name), { catalogue }));
+    }
+  }
+  const composed = composeSkills(skills, flags.system === undefined ? {} : { system: flags.system });
+  return {
+    model,
+    modelId,
+    ...(composed.system === undefined ? {} : { system: composed.system }),
+    tools: composed.tools,
+    skills,
+    limits: {
+      ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
+      ...(flags.maxToolCalls === undefined ? {} : { maxToolCalls: flags.maxToolCalls }),
+      ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
+    },
+  };
+}
+
+function looksLikePath(value: string): boolean {
+  return value.includes('/') || value.includes('\\') || value.startsWith('.') || isAbsolute(value);
+}
+
+async function openWorkspace(root: string): Promise<Workspace> {
+  const info = await stat(root).catch(() => undefined);
+  if (!info?.isDirectory()) throw new ConfigError(`--workspace ${root} is not a folder: give an existing directory.`);
+  return await Workspace.open(root);
+}

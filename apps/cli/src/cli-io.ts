@@ -1,0 +1,34 @@
+/** A writable stream as the CLI uses it (a TTY has `isTTY` and `columns`). */
+export interface CliOutput {
+  write(chunk: string): boolean;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+/** Where the CLI reads, writes and looks things up. Tests pass their own; `bin.ts` passes the process's. */
+export interface CliIO {
+  stdout: CliOutput & NodeJS.WritableStream;
+  stderr: CliOutput & NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Environment variables (`.env` from `cwd` is merged in by `main`, never overriding). */
+  env: Record<string, string | undefined>;
+  /** The working directory: `.env`, relative paths and `--workspace` resolve from here. */
+  cwd: string;
+  /** Calls `handler` on every Ctrl-C (SIGINT) until the returned function is called. */
+  onInterrupt(handler: () => void): () => void;
+}
+
+/** The process's own streams, environment and working directory. */
+export function processIO(): CliIO {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    onInterrupt(handler) {
+      process.on('SIGINT', handler);
+      return () => process.off('SIGINT', handler);
+    },
+  };
+}

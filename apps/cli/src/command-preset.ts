@@ -1,0 +1,54 @@
+import { InvalidArgumentError } from 'commander';
+import { parse } from 'shell-quote';
+
+/** A command preset as `commandTool` of `@bridle/workspace-tools` takes it. */
+export interface CliCommandPreset {
+  executable: string;
+  args: string[];
+  /** Trailing `{name}` placeholders become string parameters the model fills, in order. */
+  params?: Record<string, { type: 'string'; description: string }>;
+}
+
+const NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+const PLACEHOLDER = /^\{([a-zA-Z][a-zA-Z0-9_]{0,63})\}$/;
+
+/**
+ * Parses `--allow-command NAME=CMD` into a preset. `CMD` is split like a shell would split words
+ * (quotes respected) but is never run by a shell: operators (`|`, `&&`, `>`, ...), globs, comments and
+ * `$VARIABLES` are refused. Trailing `{name}` words become parameters: `node={script}` lets the model
+ * run `node <script>`. Throws commander's `InvalidArgumentError` (a usage error) naming the problem.
+ */
+export function parseCommandPreset(value: string): { name: string; preset: CliCommandPreset } {
+  const equals = value.indexOf('=');
+  const name = equals < 0 ? '' : value.slice(0, equals).trim();
+  const command = equals < 0 ? '' : value.slice(equals + 1).trim();
+  if (!NAME.test(name) || command === '') {
+    throw new InvalidArgumentError(
+      `expected NAME=COMMAND such as test="npm test" (NAME: a letter, then letters, digits, _ or -), got "${value}".`,
+    );
+  }
+  const words: string[] = [];
+  for (const entry of parse(command, (variable) => `\u0000${variable}`)) {
+    if (typeof entry !== 'string' || entry.includes('\u0000')) {
+      throw new InvalidArgumentError(
+        `"${command}" uses shell syntax (operators, globs, comments or $variables); commands run without a shell: give one program and its arguments.`,
+      );
+    }
+    words.push(entry);
+  }
+  const [executable, ...rest] = words;
+  if (executable === undefined || executable === '') throw new InvalidArgumentError(`no program given in "${value}".`);
+  const args: string[] = [];
+  const params: Record<string, { type: 'string'; description: string }> = {};
+  for (const word of rest) {
+    const placeholder = PLACEHOLDER.exec(word);
+    if (placeholder) {
+      const param = placeholder[1] as string;
+      if (param in params) throw new InvalidArgumentError(`the placeholder {${param}} appears twice in "${value}".`);
+      params[param] = { type: 'string', description: `Value of ${param}` };
+    } else if (Object.keys(params).length > 0) {
+      throw new InvalidArgumentError(`placeholders must come last in "${value}": "${word}" follows one.`);
+    } else args.push(word);
+  }
+  return { name, preset: { executable, args, ...(Object.keys(params).length > 0 ? { params } : {}) } };
+}

@@ -1,0 +1,64 @@
+import { Command } from 'commander';
+import type { CommandContext } from '../command-context';
+import { ExitCode } from '../exit-code';
+import { duration, positiveInteger } from '../parse-options';
+
+interface ServeFlags {
+  host?: string;
+  port?: number;
+  maxConcurrentRuns?: number;
+  runTimeout?: number;
+  shutdownGrace?: number;
+  model?: string;
+  system?: string;
+}
+
+function port(value: string): number {
+  return value === '0' ? 0 : positiveInteger(value);
+}
+
+/** `bridle serve`: starts the `@bridle/server` HTTP API (flags win over the environment variables). */
+export function serveCommand(context: CommandContext): Command {
+  return new Command('serve')
+    .description('Start the Bridle HTTP server (POST /api/chat with SSE, sessions, batch jobs)')
+    .option('--host <host>', 'interface to bind ($HOST, default 127.0.0.1; other hosts need BRIDLE_API_TOKEN)')
+    .option('--port <port>', 'port ($PORT, default 3000; 0 picks a free one)', port)
+    .option(
+      '--max-concurrent-runs <n>',
+      'runs at once; beyond, 503 ($BRIDLE_MAX_CONCURRENT_RUNS, default 16)',
+      positiveInteger,
+    )
+    .option('--run-timeout <duration>', 'deadline of each run ($BRIDLE_RUN_TIMEOUT_MS, default 120s)', duration)
+    .option(
+      '--shutdown-grace <duration>',
+      'how long running work may finish on SIGTERM ($BRIDLE_SHUTDOWN_GRACE_MS, default 10s)',
+      duration,
+    )
+    .option('-m, --model <id>', 'model id (default: $BRIDLE_MODEL, else from the API key present)')
+    .option('--system <text>', 'system prompt of every run')
+    .addHelpText(
+      'after',
+      '\nThe API token is read from BRIDLE_API_TOKEN only (never a flag, so it stays out of process lists).',
+    )
+    .action(async (flags: ServeFlags) => {
+      context.setExitCode(await serve(context, flags));
+    });
+}
+
+async function serve(context: CommandContext, flags: ServeFlags): Promise<number> {
+  const { io } = context;
+  // Loaded on demand: the server (Fastify) is only needed by this command.
+  const { startServer } = await import('@bridle/server');
+  const server = await startServer({
+    env: io.env,
+    ...(flags.host === undefined ? {} : { host: flags.host }),
+    ...(flags.port === undefined ? {} : { port: flags.port }),
+    ...(flags.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: flags.maxConcurrentRuns }),
+    ...(flags.runTimeout === undefined ? {} : { runTimeoutMs: flags.runTimeout }),
+    ...(flags.shutdownGrace === undefined ? {} : { shutdownGraceMs: flags.shutdownGrace }),
+    ...(flags.model === undefined ? {} : { modelId: flags.model }),
+    ...(flags.system === undefined ? {} : { system: flags.system }),
+  });
+  void server;
+  return ExitCode.completed;
+}

@@ -1,0 +1,36 @@
+import { Command } from 'commander';
+import packageJson from '../package.json' with { type: 'json' };
+import type { CommandContext } from './command-context';
+import { batchCommand } from './commands/batch';
+import { chatCommand } from './commands/chat';
+import { demoCommand } from './commands/demo';
+import { runCommand } from './commands/run';
+import { serveCommand } from './commands/serve';
+
+/**
+ * Builds the `bridle` commander program. It never exits the process: commander errors are thrown
+ * (`exitOverride`) and each command reports its exit code through `context.setExitCode`.
+ */
+export function createProgram(context: CommandContext): Command {
+  const { io, errorStyle } = context;
+  const program = new Command('bridle')
+    .description('Bridle: run agents from the terminal. Start with `bridle demo` (offline, no key needed).')
+    .version(packageJson.version, '-v, --version')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: (text, write) => write(errorStyle.red(text)),
+    })
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText(
+      'after',
+      '\nEnvironment (also read from .env in the working directory): BRIDLE_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL,\nANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_COMPATIBLE_API_KEY, NO_COLOR.',
+    );
+  program.addCommand(runCommand(context));
+  program.addCommand(chatCommand(context));
+  program.addCommand(batchCommand(context));
+  program.addCommand(demoCommand(context));
+  program.addCommand(serveCommand(context));
+  return program;
+}

@@ -1,0 +1,109 @@
+import type { RunEvent } from '@bridle/events';
+import { describe, expect, it } from 'vitest';
+import { compact, createRunRenderer } from './render-run';
+import { createStyle } from './style';
+
+function sink() {
+  const writes: string[] = [];
+  return { writes, stream: { write: (chunk: string) => writes.push(chunk) > 0 } };
+}
+
+const base = { runId: 'r', sequence: 0, timestamp: '2026-01-01T00:00:00.000Z' };
+const usage = { inputTokens: 3, outputTokens: 4 };
+
+describe('createRunRenderer', () => {
+  it('streams text to stdout and puts compact tool lines on stderr after a line break', () => {
+    const out = sink();
+    const err = sink();
+    const all: string[] = [];
+    const tap = (target: ReturnType<typeof sink>) => ({
+      write: (chunk: string) => {
+        all.push(chunk);
+        return target.stream.write(chunk);
+      },
+    });
+    const renderer = createRunRenderer({ stdout: tap(out), stderr: tap(err), style: createStyle(false), maxWidth: 30 });
+    const events = [
+      { type: 'text_delta', step: 1, text: 'Let me ' },
+      { type: 'text_delta', step: 1, text: 'check.' },
+      { type: 'model_end', step: 1, durationMs: 5, usage, toolCalls: 1, content: 'Let me check.' },
+      {
+        type: 'tool_start',
+        step: 1,
+        callId: 'c1',
+        name: 'read_file',
+        arguments: { path: 'a very long path/that goes on and on.txt' },
+      },
+      {
+        type: 'tool_end',
+        step: 1,
+        callId: 'c1',
+        name: 'read_file',
+        durationMs: 2.4,
+        isError: false,
+        result: 'line 1\nline 2',
+      },
+      {
+        type: 'tool_end',
+        step: 1,
+        callId: 'c2',
+        name: 'edit_file',
+        durationMs: 1,
+        isError: true,
+        result: 'Invalid arguments: $.oldText: required',
+      },
+      { type: 'model_error', step: 2, attempt: 1, error: 'rate limited', retryable: true, willRetry: true },
+    ] as RunEvent[];
+    for (const event of events) renderer.onEvent({ ...base, ...event } as RunEvent);
+    renderer.finish({ status: 'completed', steps: 2, toolCalls: 1, usage });
+    expect(out.writes.join('')).toBe('Let me check.\n');
+    expect(err.writes.join('').split('\n')).toEqual([
+      '→ read_file {"path":"a very long path/tha…',
+      '← read_file 2ms line 1 line 2',
+      '✗ edit_file 1ms Invalid arguments: $.oldText:…',
+      '! rate limited (attempt 1, retrying)',
+      '✓ completed · 2 steps · 1 tool call · 3 in / 4 out tokens',
+      '',
+    ]);
+    expect(all.slice(0, 4)).toEqual(['Let me ', 'check.', '\n', '→ read_file {"path":"a very long path/tha…\n']);
+  });
+
+  it('prints the text of a model that does not stream when its step ends', () => {
+    const out = sink();
+    const err = sink();
+    const renderer = createRunRenderer({ stdout: out.stream, stderr: err.stream, style: createStyle(false) });
+    renderer.onEvent({
+      ...base,
+      type: 'model_end',
+      step: 1,
+      durationMs: 1,
+      usage,
+      toolCalls: 0,
+      content: 'Hello.',
+    } as RunEvent);
+    renderer.finish({ status: 'step_limit', steps: 1, toolCalls: 0, usage, error: 'Stopped after 1 step' });
+    expect(out.writes.join('')).toBe('Hello.\n');
+    expect(err.writes.join('')).toBe(
+      '✗ step_limit: Stopped after 1 step · 1 step · 0 tool calls · 3 in / 4 out tokens\n',
+    );
+  });
+
+  it('colours only when enabled', () => {
+    const err = sink();
+    const renderer = createRunRenderer({ stdout: sink().stream, stderr: err.stream, style: createStyle(true) });
+    renderer.finish({ status: 'completed', steps: 1, toolCalls: 0, usage });
+    expect(err.writes.join('')).toContain('\u001b[');
+  });
+});
+
+describe('compact', () => {
+  it('collapses whitespace, serializes values and cuts to the width', () => {
+    expect(compact('a\n\n b', 10)).toBe('a b');
+    expect(compact({ a: 1 }, 10)).toBe('{"a":1}');
+    expect(compact(undefined, 10)).toBe('undefined');
+    expect(compact('abcdefghijk', 5)).toBe('abcd…');
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(compact(cyclic, 20)).toBe('[object Object]');
+  });
+});

@@ -1,0 +1,106 @@
+import type { RunEvent } from '@bridle/events';
+import type { Usage } from '@bridle/protocol';
+import type { CliOutput } from './cli-io';
+import type { Style } from './style';
+
+/** Options of {@link createRunRenderer}. */
+export interface RunRendererOptions {
+  /** Model text goes here as it streams. */
+  stdout: CliOutput;
+  /** Tool calls, results, retries and the final status line go here. */
+  stderr: CliOutput;
+  /** Styling of the `stderr` lines. */
+  style: Style;
+  /** Longest rendering of tool arguments and results, in characters; default 120. */
+  maxWidth?: number;
+}
+
+/** The outcome line's inputs (an `AgentResult` fits). */
+export interface RunOutcome {
+  status: string;
+  steps: number;
+  toolCalls: number;
+  usage: Usage;
+  error?: string;
+}
+
+/** Renders a run for a human: the model's text streams to stdout, everything else is a compact stderr line. */
+export interface RunRenderer {
+  onEvent(event: RunEvent): void;
+  /** Ends any open text line and writes the outcome line to stderr. */
+  finish(outcome: RunOutcome): void;
+}
+
+/** One line, at most `max` characters: strings verbatim, other values as JSON, whitespace collapsed. */
+export function compact(value: unknown, max: number): string {
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
+  } catch {
+    text = String(value);
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text;
+}
+
+/** Builds a {@link RunRenderer}. */
+export function createRunRenderer(options: RunRendererOptions): RunRenderer {
+  const { stdout, stderr, style } = options;
+  const maxWidth = options.maxWidth ?? 120;
+  let lineOpen = false;
+  const streamedSteps = new Set<number>();
+
+  function text(chunk: string): void {
+    if (chunk === '') return;
+    stdout.write(chunk);
+    lineOpen = !chunk.endsWith('\n');
+  }
+  function line(message: string): void {
+    if (lineOpen) {
+      stdout.write('\n');
+      lineOpen = false;
+    }
+    stderr.write(`${message}\n`);
+  }
+
+  return {
+    onEvent(event) {
+      switch (event.type) {
+        case 'text_delta':
+          streamedSteps.add(event.step);
+          text(event.text);
+          break;
+        case 'model_end':
+          // A model without `stream` sends no deltas: show its text once the step ends.
+          if (!streamedSteps.has(event.step)) text(event.content);
+          if (event.toolCalls > 0 && lineOpen) text('\n');
+          break;
+        case 'model_error':
+          line(style.yellow(`! ${event.error}${event.willRetry ? ` (attempt ${event.attempt}, retrying)` : ''}`));
+          break;
+        case 'tool_start':
+          line(style.cyan(`→ ${event.name} ${compact(event.arguments, maxWidth)}`));
+          break;
+        case 'tool_end': {
+          const result = compact(event.result, maxWidth);
+          const took = style.dim(`${Math.round(event.durationMs)}ms`);
+          line(
+            event.isError
+              ? style.red(`✗ ${event.name} ${took} ${result}`)
+              : `${style.green('←')} ${event.name} ${took} ${style.dim(result)}`,
+          );
+          break;
+        }
+        default:
+          break;
+      }
+    },
+    finish(outcome) {
+      const usage = `${outcome.usage.inputTokens} in / ${outcome.usage.outputTokens} out tokens`;
+      const counts = `${outcome.steps} ${outcome.steps === 1 ? 'step' : 'steps'} · ${outcome.toolCalls} tool ${outcome.toolCalls === 1 ? 'call' : 'calls'} · ${usage}`;
+      if (outcome.status === 'completed') line(style.dim(`${style.green('✓')} completed · ${counts}`));
+      else
+        line(style.red(`✗ ${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}`) + style.dim(` · ${counts}`));
+    },
+  };
+}
