@@ -12,7 +12,8 @@ export type MemoryStrategy = (
  * Built-in memory of an `Agent`: before each run, the stored conversation is cut to a budget, keeping
  * the first user message and the newest message groups (a tool batch is never split). With `compact`,
  * the part that does not fit is summarized by one call to the agent's model instead of being dropped
- * (if that call fails, the part is dropped). Give one budget: `maxContextChars` or `maxTokens`.
+ * (if that call fails, the part is dropped; the summary call's usage is not part of the run's usage).
+ * Give one budget: `maxContextChars` or `maxTokens`.
  */
 export interface MemoryOptions {
   /** Budget in characters (length of the JSON of the kept messages). */
@@ -26,17 +27,6 @@ export interface MemoryOptions {
 
 /** A validated memory option, ready to apply. */
 export type Memory = (messages: Message[], model: Model, signal: AbortSignal | undefined) => Promise<Message[]>;
-
-function fits(options: MemoryOptions, messages: readonly Message[]): boolean {
-  const selected =
-    options.maxTokens === undefined
-      ? selectContext(messages, options.maxContextChars as number)
-      : selectContextByTokens(messages, {
-          maxTokens: options.maxTokens,
-          ...(options.counter ? { counter: options.counter } : {}),
-        });
-  return selected.length === messages.length;
-}
 
 function windowed(options: MemoryOptions, messages: Message[]): Message[] {
   try {
@@ -70,7 +60,7 @@ export function resolveMemory(value: unknown): Memory | undefined {
       'Invalid option memory: give exactly one budget, memory.maxContextChars or memory.maxTokens.',
     );
   return async (messages, model, signal) => {
-    if (!options.compact || fits(options, messages)) return windowed(options, messages);
+    if (!options.compact) return windowed(options, messages);
     try {
       const kept = await compact({
         model,
