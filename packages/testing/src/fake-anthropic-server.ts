@@ -38,11 +38,18 @@ function blocks(response: ModelResponse): Body[] {
   return [...text, ...calls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: inputOf(call) }))];
 }
 
-function stopReason(response: ModelResponse): string {
+function stopReason(response: ModelResponse, outcome?: FakeOutcome): string {
+  if (outcome?.type === 'response' && outcome.stopReason) return outcome.stopReason;
   return (response.toolCalls ?? []).length > 0 ? 'tool_use' : 'end_turn';
 }
 
-function message(response: ModelResponse, request: FakeProviderRequest, callIndex: number, done: boolean): Body {
+function message(
+  response: ModelResponse,
+  request: FakeProviderRequest,
+  callIndex: number,
+  done: boolean,
+  outcome?: FakeOutcome,
+): Body {
   const usage = usageOf(response, request.body);
   return {
     id: fakeId('msg', callIndex),
@@ -50,7 +57,7 @@ function message(response: ModelResponse, request: FakeProviderRequest, callInde
     role: 'assistant',
     model: requestedModel(request.body),
     content: done ? blocks(response) : [],
-    stop_reason: done ? stopReason(response) : null,
+    stop_reason: done ? stopReason(response, outcome) : null,
     stop_sequence: null,
     usage: {
       input_tokens: usage.inputTokens,
@@ -94,7 +101,8 @@ function render(
   callIndex: number,
 ): { json: unknown } | { events: SseEvent[] } {
   const response = 'response' in outcome && outcome.response ? outcome.response : { content: '' };
-  if ((request.body as Body | null)?.stream !== true) return { json: message(response, request, callIndex, true) };
+  if ((request.body as Body | null)?.stream !== true)
+    return { json: message(response, request, callIndex, true, outcome) };
   const before = outcome.type === 'stream_error' ? (outcome.before ?? { content: '' }) : response;
   const body: Body[] = [
     { type: 'message_start', message: message(before, request, callIndex, false) },
@@ -106,7 +114,7 @@ function render(
     const usage = usageOf(response, request.body);
     body.push({
       type: 'message_delta',
-      delta: { stop_reason: stopReason(response), stop_sequence: null },
+      delta: { stop_reason: stopReason(response, outcome), stop_sequence: null },
       usage: { output_tokens: usage.outputTokens },
     });
     body.push({ type: 'message_stop' });

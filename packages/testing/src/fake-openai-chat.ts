@@ -30,11 +30,17 @@ function usageObject(response: ModelResponse, request: FakeProviderRequest): Bod
   };
 }
 
-function finishReason(response: ModelResponse): string {
+function finishReason(response: ModelResponse, outcome?: FakeOutcome): string {
+  if (outcome?.type === 'response' && outcome.stopReason) return outcome.stopReason;
   return (response.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop';
 }
 
-function completion(response: ModelResponse, request: FakeProviderRequest, callIndex: number): Body {
+function completion(
+  response: ModelResponse,
+  request: FakeProviderRequest,
+  callIndex: number,
+  outcome: FakeOutcome,
+): Body {
   const calls = response.toolCalls ?? [];
   const message: Body = {
     role: 'assistant',
@@ -54,7 +60,7 @@ function completion(response: ModelResponse, request: FakeProviderRequest, callI
     object: 'chat.completion',
     created: unixNow(),
     model: requestedModel(request.body),
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(response) }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(response, outcome) }],
     usage: usageObject(response, request),
     service_tier: 'default',
     system_fingerprint: 'fp_fake',
@@ -78,7 +84,7 @@ export function renderChat(
 ): { json: unknown } | { events: SseEvent[] } {
   const response = 'response' in outcome && outcome.response ? outcome.response : { content: '' };
   const body = (request.body ?? {}) as Body;
-  if (body.stream !== true) return { json: completion(response, request, callIndex) };
+  if (body.stream !== true) return { json: completion(response, request, callIndex, outcome) };
 
   const includeUsage = (body.stream_options as Body | undefined)?.include_usage === true;
   const chunk = (choices: Body[], extra: Body = {}): SseEvent => ({
@@ -117,7 +123,7 @@ export function renderChat(
     events.push({ data: { error } });
     return { events };
   }
-  events.push(chunk([choice({}, finishReason(response))]));
+  events.push(chunk([choice({}, finishReason(response, outcome))]));
   if (includeUsage) events.push(chunk([], { usage: usageObject(response, request) }));
   events.push({ data: '[DONE]' });
   return { events };

@@ -59,6 +59,8 @@ export interface FakeResponse {
   type: 'response';
   response: ModelResponse;
   interleave?: boolean;
+  /** Anthropic `stop_reason` / Chat `finish_reason` to report instead of the natural one (e.g. `max_tokens`). */
+  stopReason?: string;
 }
 
 /**

@@ -1,0 +1,53 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '@bridle/protocol';
+import { toAnthropicBody } from './anthropic-request';
+import { fromAnthropicMessage } from './anthropic-result';
+import { readAnthropicStream } from './anthropic-stream';
+import { mapAnthropicError } from './map-anthropic-error';
+import { type AnthropicOptions, resolveAnthropicOptions } from './resolve-anthropic-options';
+
+/** Ten minutes, as the SDK's default; set explicitly so the SDK does not refuse large `maxTokens` without streaming. */
+const CLIENT_TIMEOUT_MS = 10 * 60 * 1000;
+
+/**
+ * A Bridle `Model` over the official `@anthropic-ai/sdk` Messages API, with id `anthropic:<model>`. `generate` and
+ * `stream` pass `request.signal` to the SDK; an abort rejects with the signal's reason, provider failures reject
+ * with `ProviderError`s (the SDK's own retries are off: the agent loop retries). Throws `ConfigError` at creation
+ * for bad options or a missing API key.
+ *
+ * @example
+ * const model = anthropic({ model: 'claude-sonnet-4-5' }); // key from ANTHROPIC_API_KEY
+ */
+export function anthropic(options: AnthropicOptions): Model {
+  const resolved = resolveAnthropicOptions(options);
+  const client =
+    options.client ??
+    new Anthropic({
+      apiKey: resolved.apiKey ?? null,
+      baseURL: resolved.baseURL ?? null,
+      maxRetries: 0,
+      timeout: CLIENT_TIMEOUT_MS,
+    });
+  const requestOptions = (signal: AbortSignal) => ({ signal, maxRetries: 0 });
+
+  async function generate(request: ModelRequest): Promise<ModelResponse> {
+    try {
+      const message = await client.messages.create(toAnthropicBody(request, resolved), requestOptions(request.signal));
+      return fromAnthropicMessage(message);
+    } catch (error) {
+      throw mapAnthropicError(error, request.signal);
+    }
+  }
+
+  async function* stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+    try {
+      const body = { ...toAnthropicBody(request, resolved), stream: true as const };
+      const events = await client.messages.create(body, requestOptions(request.signal));
+      yield* readAnthropicStream(events, request.signal);
+    } catch (error) {
+      throw mapAnthropicError(error, request.signal);
+    }
+  }
+
+  return { id: `anthropic:${resolved.model}`, generate, stream };
+}

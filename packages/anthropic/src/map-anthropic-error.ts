@@ -1,0 +1,108 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import { ProviderError, type ProviderErrorCode } from '@bridle/protocol';
+import { parseRetryAfter } from './retry-after';
+
+const PROVIDER = 'anthropic';
+const CONTEXT_LENGTH = /prompt is too long|context window|context length|too many tokens/i;
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+]);
+
+const ADVICE: Record<ProviderErrorCode, string> = {
+  rate_limited: 'Wait and retry, or lower the request rate.',
+  auth: 'Check ANTHROPIC_API_KEY (or the apiKey option), and the account and its billing.',
+  bad_request: 'Check the model name, messages and tool schemas.',
+  context_length: 'Shorten the conversation (context.maxContextChars) or lower maxTokens.',
+  server: 'Anthropic failed or is overloaded; retry later.',
+  network: 'Check the network and the base URL.',
+  timeout: 'Anthropic did not answer in time; retry, or raise the client timeout.',
+};
+
+/** Bridle codes for Anthropic error types (used when there is no HTTP status, as in a stream `error` event). */
+const CODE_BY_TYPE: Record<string, ProviderErrorCode> = {
+  invalid_request_error: 'bad_request',
+  not_found_error: 'bad_request',
+  request_too_large: 'bad_request',
+  authentication_error: 'auth',
+  permission_error: 'auth',
+  billing_error: 'auth',
+  rate_limit_error: 'rate_limited',
+  timeout_error: 'timeout',
+  api_error: 'server',
+  overloaded_error: 'server',
+};
+
+/** The abort reason to reject with: the signal's reason, or a standard `AbortError`. */
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** A `ProviderError` with the standard message: what failed, Anthropic's words, and what to do. */
+export function providerError(
+  code: ProviderErrorCode,
+  detail: string,
+  extra: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
+): ProviderError {
+  const status = extra.status === undefined ? '' : ` (HTTP ${extra.status})`;
+  return new ProviderError({
+    code,
+    provider: PROVIDER,
+    message: `anthropic request failed${status}: ${detail}. ${ADVICE[code]}`,
+    ...extra,
+  });
+}
+
+function codeFor(status: number | undefined, type: string | null, message: string): ProviderErrorCode {
+  if (CONTEXT_LENGTH.test(message) && (status === undefined || status === 400 || status === 413))
+    return 'context_length';
+  if (status === undefined) return (type && CODE_BY_TYPE[type]) || 'server';
+  if (status === 429) return 'rate_limited';
+  if (status === 401 || status === 402 || status === 403) return 'auth';
+  if (status === 408) return 'timeout';
+  if (status >= 500 || status === 409) return 'server';
+  return 'bad_request';
+}
+
+function isNetworkFailure(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+    if (current instanceof TypeError && /terminated|fetch failed|socket/i.test(current.message)) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+/**
+ * Turns whatever the SDK threw into what the adapter rejects with: the abort reason when `signal` is aborted
+ * (never a ProviderError), a `ProviderError` for API, connection and stream failures (a mid-stream `error` event has
+ * no HTTP status, so it is mapped by its error type: `overloaded_error` is a retryable `server` error), anything
+ * else unchanged.
+ */
+export function mapAnthropicError(error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted) return abortReason(signal);
+  if (ProviderError.isInstance(error)) return error;
+  if (error instanceof APIUserAbortError) return new DOMException('This operation was aborted', 'AbortError');
+  if (error instanceof APIConnectionTimeoutError) return providerError('timeout', error.message, { cause: error });
+  if (error instanceof APIConnectionError) return providerError('network', error.message, { cause: error });
+  if (error instanceof APIError) {
+    const detail = error.type ? `${error.type}: ${error.apiMessage ?? error.message}` : error.message;
+    const code = codeFor(error.status, error.type, error.apiMessage ?? error.message);
+    const retryAfterMs = code === 'rate_limited' || code === 'server' ? parseRetryAfter(error.headers) : undefined;
+    return providerError(code, detail, {
+      cause: error,
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
+  }
+  if (isNetworkFailure(error)) return providerError('network', (error as Error).message, { cause: error });
+  if (error instanceof SyntaxError)
+    return providerError('server', `malformed data in the response (${error.message})`, { cause: error });
+  return error;
+}
