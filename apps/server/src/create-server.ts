@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { resolveModel } from '@bridle/models';
+import { ConfigError } from '@bridle/protocol';
+import { analystSkill, assistantSkill } from '@bridle/skills';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { bearerCheck } from './auth';
+import { BatchJobs } from './batch-jobs';
+import { installErrorHandling } from './error-handler';
+import { isLoopbackHost } from './loopback';
+import { registerBatchRoutes } from './routes/batch-route';
+import { registerChatRoute } from './routes/chat-route';
+import { registerHealthRoutes } from './routes/health-routes';
+import { registerSessionRoutes } from './routes/session-routes';
+import { RunLimiter } from './run-limiter';
+import { buildRunProfiles } from './run-profiles';
+import { formatSchemaErrors, requestSchemas } from './schemas';
+import { resolveServerConfig, type ServerConfig } from './server-config';
+import type { ModelSource, ServerContext } from './server-context';
+import { ServerError } from './server-error';
+import type { ServerOptions } from './server-options';
+import { MemorySessionStore } from './session-store';
+
+/** A configured server: the Fastify instance plus its lifecycle. */
+export interface BridleServer {
+  /** The Fastify instance (routes registered; use `app.inject` to test without a socket). */
+  readonly app: FastifyInstance;
+  readonly config: ServerConfig;
+  /** Listens on `config.host` / `config.port`; resolves with the base URL (`http://127.0.0.1:3000`). */
+  listen(): Promise<string>;
+  /**
+   * Graceful stop: refuses new requests (503) and closes the listener at once, lets running runs and
+   * batch jobs finish for up to `shutdownGraceMs`, then aborts them (their clients get their
+   * `aborted` answers) and resolves when every connection has ended. Idempotent.
+   */
+  shutdown(): Promise<void>;
+}
+
+function modelSource(options: ServerOptions): ModelSource {
+  if (options.model) return { model: options.model };
+  try {
+    return { model: resolveModel(options.modelId, { env: options.env ?? process.env }) };
+  } catch (error) {
+    if (ConfigError.isInstance(error)) return { error: error.message };
+    throw error;
+  }
+}
+
+/**
+ * Builds the server from `options` and the environment (see {@link ServerOptions}). Throws
+ * `ConfigError` for an invalid setting, and for a host reachable from other machines without an API
+ * token. A missing model key does not throw: the server starts, `/ready` says 503 and why.
+ */
+export function createServer(options: ServerOptions = {}): BridleServer {
+  const config = resolveServerConfig(options);
+  if (!config.apiToken && !isLoopbackHost(config.host)) {
+    throw new ConfigError(
+      `Refusing to listen on ${config.host} without an API token: anyone who can reach it could run agents. ` +
+        'Set BRIDLE_API_TOKEN (e.g. `openssl rand -hex 32`) or bind 127.0.0.1.',
+    );
+  }
+  const env = options.env ?? process.env;
+  const app = Fastify({
+    logger: options.logger ?? { level: env.LOG_LEVEL ?? 'info' },
+    genReqId: () => randomUUID(),
+    bodyLimit: config.bodyLimit,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    // headersTimeout must not exceed requestTimeout; the checking interval sets how promptly both apply.
+    http: {
+      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))),
+    },
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+    schemaErrorFormatter: (errors, dataVar) => formatSchemaErrors(errors as never, dataVar),
+  });
+  const context: ServerContext = {
+    config,
+    limiter: new RunLimiter(config.maxConcurrentRuns),
+    sessions:
+      options.sessionStore ?? new MemorySessionStore({ maxSessions: config.maxSessions, idleMs: config.sessionIdleMs }),
+    busySessions: new Set(),
+    jobs: new BatchJobs({ maxJobs: config.maxBatchJobs, ttlMs: config.batchJobTtlMs }),
+    profiles: buildRunProfiles({
+      ...(options.system === undefined ? {} : { system: options.system }),
+      ...(options.tools === undefined ? {} : { tools: options.tools }),
+      skills: options.skills ?? [assistantSkill(), analystSkill()],
+    }),
+    modelSource: modelSource(options),
+    agent: options.agent ?? {},
+    state: { shuttingDown: false },
+  };
+  const schemas = requestSchemas(config);
+
+  installErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerHealthRoutes(app, context);
+  const checkToken = config.apiToken ? bearerCheck(config.apiToken) : undefined;
+  app.register(
+    async (api) => {
+      api.addHook('onRequest', async (request) => {
+        if (context.state.shuttingDown) {
+          throw new ServerError('shutting_down', 'The server is shutting down: retry on another instance.', {
+            retryAfterSeconds: 5,
+          });
+        }
+        checkToken?.(request);
+      });
+      registerChatRoute(api, context, schemas.chatBody);
+      registerSessionRoutes(api, context, schemas.idParams);
+      registerBatchRoutes(api, context, { body: schemas.batchBody, params: schemas.idParams });
+    },
+    { prefix: '/api' },
+  );
+  if ('error' in context.modelSource) app.log.warn(`not ready: ${context.modelSource.error}`);
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = () => {
+    stopping ??= (async () => {
+      context.state.shuttingDown = true;
+      const closed = app.close();
+      const work = Promise.all([context.limiter.idle(), context.jobs.idle()]);
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<'grace_over'>((resolve) => {
+        timer = setTimeout(() => resolve('grace_over'), config.shutdownGraceMs);
+      });
+      if ((await Promise.race([work, graceOver])) === 'grace_over') {
+        const reason = new Error('the server is shutting down');
+        app.log.warn({ activeRuns: context.limiter.active }, 'shutdown grace period over: aborting running work');
+        context.jobs.abortAll(reason);
+        context.limiter.abortAll(reason);
+      }
+      clearTimeout(timer);
+      await closed;
+      await context.sessions.close?.();
+    })();
+    return stopping;
+  };
+
+  return {
+    app,
+    config,
+    async listen() {
+      return app.listen({ host: config.host, port: config.port });
+    },
+    shutdown,
+  };
+}

@@ -1,0 +1,81 @@
+import { BridleError, ProviderError } from '@bridle/protocol';
+import { ServerError } from './server-error';
+
+/** The one table from error codes to HTTP statuses (server errors and `BridleError` codes). */
+const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  bad_request: 400,
+  invalid_config: 400,
+  unauthorized: 401,
+  not_found: 404,
+  session_busy: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  context_limit: 413,
+  busy: 503,
+  too_many_jobs: 503,
+  shutting_down: 503,
+  not_ready: 503,
+  invalid_transcript: 500,
+  internal: 500,
+  invalid_model_response: 502,
+};
+
+/** A provider failed: the fault is upstream, never the HTTP client's (except when it is rate limited). */
+const STATUS_BY_PROVIDER_CODE: Readonly<Record<string, number>> = {
+  rate_limited: 429,
+  timeout: 504,
+};
+
+/** Fastify's own request errors, renamed to stable codes. */
+const CODE_BY_FASTIFY_CODE: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'bad_request',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'bad_request',
+  FST_ERR_VALIDATION: 'bad_request',
+};
+
+/** What a client is told about a failure: status, stable code, safe message, optional Retry-After. */
+export interface HttpFailure {
+  status: number;
+  code: string;
+  message: string;
+  retryAfterSeconds?: number;
+}
+
+/**
+ * Maps any thrown value to an HTTP failure. Bridle errors keep their code and message; Fastify's 4xx
+ * request errors get stable codes; anything else is a 500 whose message says nothing about internals.
+ */
+export function httpFailure(error: unknown): HttpFailure {
+  if (ProviderError.isInstance(error)) {
+    return {
+      status: STATUS_BY_PROVIDER_CODE[error.code] ?? 502,
+      code: `provider_${error.code}`,
+      message: error.message,
+      ...(error.retryAfterMs === undefined ? {} : { retryAfterSeconds: Math.ceil(error.retryAfterMs / 1000) }),
+    };
+  }
+  if (BridleError.isInstance(error)) {
+    const retry = error instanceof ServerError ? error.retryAfterSeconds : undefined;
+    return {
+      status: STATUS_BY_CODE[error.code] ?? 500,
+      code: error.code,
+      message: error.message,
+      ...(retry === undefined ? {} : { retryAfterSeconds: retry }),
+    };
+  }
+  const candidate = error as { code?: unknown; statusCode?: unknown; message?: unknown; validation?: unknown } | null;
+  const statusCode = typeof candidate?.statusCode === 'number' ? candidate.statusCode : 500;
+  if (statusCode >= 400 && statusCode < 500 && typeof candidate?.message === 'string') {
+    const mapped = CODE_BY_FASTIFY_CODE[String(candidate.code)];
+    const code = mapped ?? (statusCode === 404 ? 'not_found' : 'bad_request');
+    return { status: mapped ? (STATUS_BY_CODE[mapped] as number) : statusCode, code, message: candidate.message };
+  }
+  return {
+    status: 500,
+    code: 'internal',
+    message: 'Internal server error: the failure was logged with this request id.',
+  };
+}

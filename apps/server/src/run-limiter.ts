@@ -1,0 +1,95 @@
+/** A place among the running runs. Release it exactly once when the run has ended. */
+export interface RunSlot {
+  /** Aborted when the server gives up on running work (end of the shutdown grace period). */
+  readonly signal: AbortSignal;
+  release(): void;
+}
+
+interface Waiter {
+  resolve(slot: RunSlot | undefined): void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+/**
+ * Bounds the runs in flight. Chat requests take a slot with `tryAcquire` (refused at once when full:
+ * the route answers 503); batch items wait their turn with `acquire` (first come, first served).
+ * `abortAll` aborts every running slot; `idle()` resolves when none is left.
+ */
+export class RunLimiter {
+  readonly #max: number;
+  readonly #running = new Set<AbortController>();
+  readonly #waiters: Waiter[] = [];
+  #idle: (() => void)[] = [];
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  /** Runs in flight now. */
+  get active(): number {
+    return this.#running.size;
+  }
+
+  /** A slot, or undefined when `max` runs are already in flight. */
+  tryAcquire(): RunSlot | undefined {
+    return this.#running.size < this.#max ? this.#slot() : undefined;
+  }
+
+  /** Waits for a slot; resolves undefined if `signal` aborts first. */
+  acquire(signal?: AbortSignal): Promise<RunSlot | undefined> {
+    if (signal?.aborted) return Promise.resolve(undefined);
+    if (this.#running.size < this.#max && this.#waiters.length === 0) return Promise.resolve(this.#slot());
+    return new Promise((resolve) => {
+      const waiter: Waiter = { resolve, ...(signal ? { signal } : {}) };
+      if (signal) {
+        waiter.onAbort = () => {
+          this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+          resolve(undefined);
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** Aborts every run in flight with `reason`. */
+  abortAll(reason: unknown): void {
+    for (const controller of this.#running) controller.abort(reason);
+  }
+
+  /** Resolves when no run is in flight. */
+  idle(): Promise<void> {
+    if (this.#running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  #slot(): RunSlot {
+    const controller = new AbortController();
+    this.#running.add(controller);
+    let released = false;
+    return {
+      signal: controller.signal,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#running.delete(controller);
+        this.#next();
+      },
+    };
+  }
+
+  #next(): void {
+    const waiter = this.#waiters.shift();
+    if (waiter) {
+      if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener('abort', waiter.onAbort);
+      waiter.resolve(this.#slot());
+      return;
+    }
+    if (this.#running.size === 0) {
+      const idle = this.#idle;
+      this.#idle = [];
+      for (const resolve of idle) resolve();
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import type { ServerConfig } from './server-config';
+
+/** The body of `POST /api/chat`. */
+export interface ChatBody {
+  prompt: string;
+  sessionId?: string;
+  skill?: string;
+  maxSteps?: number;
+}
+
+/** One item of `POST /api/batch`. */
+export interface BatchItemBody {
+  id?: string | number;
+  prompt: string;
+  maxSteps?: number;
+}
+
+/** The body of `POST /api/batch`. */
+export interface BatchBody {
+  items: BatchItemBody[];
+  skill?: string;
+  maxSteps?: number;
+}
+
+const UUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+const SKILL = { type: 'string', pattern: '^[a-zA-Z][a-zA-Z0-9_-]{0,63}$' };
+
+/** JSON Schemas of every body and parameter, built from the limits in `config`. */
+export function requestSchemas(config: ServerConfig) {
+  const maxSteps = { type: 'integer', minimum: 1, maximum: config.maxStepsLimit };
+  const prompt = { type: 'string', minLength: 1 };
+  return {
+    chatBody: {
+      type: 'object',
+      required: ['prompt'],
+      additionalProperties: false,
+      properties: { prompt, sessionId: { type: 'string', pattern: UUID }, skill: SKILL, maxSteps },
+    },
+    batchBody: {
+      type: 'object',
+      required: ['items'],
+      additionalProperties: false,
+      properties: {
+        items: {
+          type: 'array',
+          minItems: 1,
+          maxItems: config.maxBatchItems,
+          items: {
+            type: 'object',
+            required: ['prompt'],
+            additionalProperties: false,
+            properties: {
+              id: { anyOf: [{ type: 'string', maxLength: 200 }, { type: 'integer' }] },
+              prompt,
+              maxSteps,
+            },
+          },
+        },
+        skill: SKILL,
+        maxSteps,
+      },
+    },
+    idParams: {
+      type: 'object',
+      required: ['id'],
+      properties: { id: { type: 'string', pattern: UUID } },
+    },
+  } as const;
+}
+
+/** An Ajv error as Fastify hands it to the formatter. */
+interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * Turns schema errors into one clear message: where (`body.items[2].prompt`), what is wrong, and for
+ * unknown or missing properties their names.
+ */
+export function formatSchemaErrors(errors: readonly SchemaError[], dataVar: string): Error {
+  const first = errors[0];
+  if (!first) return new Error(`Invalid ${dataVar}.`);
+  const path = dataVar + first.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.');
+  let problem: string;
+  if (first.keyword === 'additionalProperties')
+    problem = `has an unknown property "${String(first.params.additionalProperty)}"`;
+  else if (first.keyword === 'required')
+    problem = `is missing the required property "${String(first.params.missingProperty)}"`;
+  else if (first.keyword === 'pattern' && /(sessionId|id)$/.test(path))
+    problem = 'must be an id this server issued (a UUID)';
+  else problem = first.message ?? `fails ${first.keyword}`;
+  const hint = dataVar === 'body' ? ' See the server README for the request shapes.' : '';
+  return new Error(`Invalid request: ${path} ${problem}.${hint}`);
+}

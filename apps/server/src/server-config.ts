@@ -1,0 +1,81 @@
+import { ConfigError, describeValue } from '@bridle/protocol';
+import type { ServerOptions } from './server-options';
+
+/** Every numeric and network setting of the server, with defaults applied and checked. */
+export interface ServerConfig {
+  host: string;
+  port: number;
+  apiToken?: string;
+  maxConcurrentRuns: number;
+  runTimeoutMs: number;
+  shutdownGraceMs: number;
+  bodyLimit: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxStepsLimit: number;
+  maxSessions: number;
+  sessionIdleMs: number;
+  maxBatchJobs: number;
+  maxBatchItems: number;
+  batchConcurrency: number;
+  batchJobTtlMs: number;
+  maxSseBufferBytes: number;
+}
+
+type NumberSetting = Exclude<keyof ServerConfig, 'host' | 'apiToken'>;
+
+/** Each numeric setting: its environment variable (if any), default and least value. */
+const NUMBERS: Record<NumberSetting, { env?: string; fallback: number; least: number }> = {
+  port: { env: 'PORT', fallback: 3000, least: 0 },
+  maxConcurrentRuns: { env: 'BRIDLE_MAX_CONCURRENT_RUNS', fallback: 16, least: 1 },
+  runTimeoutMs: { env: 'BRIDLE_RUN_TIMEOUT_MS', fallback: 120_000, least: 1 },
+  shutdownGraceMs: { env: 'BRIDLE_SHUTDOWN_GRACE_MS', fallback: 10_000, least: 0 },
+  bodyLimit: { fallback: 1024 * 1024, least: 1 },
+  headersTimeoutMs: { env: 'BRIDLE_HEADERS_TIMEOUT_MS', fallback: 10_000, least: 1 },
+  requestTimeoutMs: { env: 'BRIDLE_REQUEST_TIMEOUT_MS', fallback: 30_000, least: 1 },
+  keepAliveTimeoutMs: { fallback: 5_000, least: 1 },
+  maxStepsLimit: { fallback: 50, least: 1 },
+  maxSessions: { fallback: 1000, least: 1 },
+  sessionIdleMs: { fallback: 30 * 60_000, least: 1 },
+  maxBatchJobs: { fallback: 32, least: 1 },
+  maxBatchItems: { fallback: 1000, least: 1 },
+  batchConcurrency: { fallback: 4, least: 1 },
+  batchJobTtlMs: { fallback: 60 * 60_000, least: 1 },
+  maxSseBufferBytes: { fallback: 1024 * 1024, least: 1 },
+};
+
+const MAX_TIMER_MS = 2_147_483_647;
+
+function readNumber(name: NumberSetting, options: ServerOptions, env: ServerOptions['env'] & object): number {
+  const spec = NUMBERS[name];
+  const given = (options as Record<string, unknown>)[name];
+  const raw = given ?? (spec.env === undefined ? undefined : env[spec.env]?.trim() || undefined);
+  if (raw === undefined) return spec.fallback;
+  const value = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
+  const max = name === 'port' ? 65_535 : name.endsWith('Ms') ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < spec.least || value > max) {
+    const source = given === undefined ? `${spec.env}=${String(raw)}` : `${name}: ${describeValue(raw)}`;
+    throw new ConfigError(`Invalid server setting ${source}: expected an integer from ${spec.least} to ${max}.`);
+  }
+  return value;
+}
+
+/**
+ * Reads the settings from `options`, then the environment, then the defaults; throws `ConfigError`
+ * naming the option or variable that is not valid.
+ */
+export function resolveServerConfig(options: ServerOptions = {}): ServerConfig {
+  const env = options.env ?? process.env;
+  const numbers = Object.fromEntries(
+    (Object.keys(NUMBERS) as NumberSetting[]).map((name) => [name, readNumber(name, options, env)]),
+  ) as Record<NumberSetting, number>;
+  const host = (options.host ?? env.HOST?.trim()) || '127.0.0.1';
+  const token = options.apiToken ?? env.BRIDLE_API_TOKEN;
+  if (token !== undefined && token !== '' && (token.trim() !== token || token.length < 16 || /\s/.test(token))) {
+    throw new ConfigError(
+      'BRIDLE_API_TOKEN must be at least 16 characters without spaces (e.g. the output of `openssl rand -hex 32`).',
+    );
+  }
+  return { ...numbers, host, ...(token ? { apiToken: token } : {}) };
+}

@@ -1,0 +1,31 @@
+import type { Model } from '@bridle/protocol';
+import type { BatchJobs } from './batch-jobs';
+import type { RunLimiter } from './run-limiter';
+import type { RunProfiles } from './run-profiles';
+import type { ServerConfig } from './server-config';
+import { ServerError } from './server-error';
+import type { ServerAgentOptions } from './server-options';
+import type { SessionStore } from './session-store';
+
+/** The model, or why there is none (a missing key: the server runs but is not ready). */
+export type ModelSource = { model: Model } | { error: string };
+
+/** Everything the routes share. */
+export interface ServerContext {
+  readonly config: ServerConfig;
+  readonly limiter: RunLimiter;
+  readonly sessions: SessionStore;
+  /** Sessions with a run in flight: a second run on one session at once would lose one of the two. */
+  readonly busySessions: Set<string>;
+  readonly jobs: BatchJobs;
+  readonly profiles: RunProfiles;
+  readonly modelSource: ModelSource;
+  readonly agent: ServerAgentOptions;
+  readonly state: { shuttingDown: boolean };
+}
+
+/** The configured model; throws `ServerError('not_ready')` saying what to configure when there is none. */
+export function requireModel(context: ServerContext): Model {
+  if ('model' in context.modelSource) return context.modelSource.model;
+  throw new ServerError('not_ready', `No model is available: ${context.modelSource.error}`, { retryAfterSeconds: 30 });
+}

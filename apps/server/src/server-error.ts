@@ -1,0 +1,27 @@
+import { BridleError } from '@bridle/protocol';
+
+/** Codes of the errors the server itself raises (mapped to HTTP statuses in `http-status.ts`). */
+export type ServerErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'session_busy'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'busy'
+  | 'too_many_jobs'
+  | 'shutting_down'
+  | 'not_ready'
+  | 'internal';
+
+/** An HTTP-facing failure with a stable code. `retryAfterSeconds` becomes a `Retry-After` header. */
+export class ServerError extends BridleError {
+  declare readonly code: ServerErrorCode;
+  readonly retryAfterSeconds?: number;
+
+  constructor(code: ServerErrorCode, message: string, options: { retryAfterSeconds?: number; cause?: unknown } = {}) {
+    super(code, message, { cause: options.cause });
+    this.name = 'ServerError';
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}

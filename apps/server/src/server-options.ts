@@ -1,0 +1,72 @@
+import type { RunAgentOptions } from '@bridle/core';
+import type { Model, Tool } from '@bridle/protocol';
+import type { Skill } from '@bridle/skills';
+import type { FastifyServerOptions } from 'fastify';
+import type { SessionStore } from './session-store';
+
+/** Agent options the server passes to every run (limits, context budget, retries, ...). */
+export type ServerAgentOptions = Omit<
+  RunAgentOptions,
+  'model' | 'tools' | 'system' | 'prompt' | 'messages' | 'signal' | 'timeoutMs' | 'stream' | 'output'
+>;
+
+/**
+ * Options of `createServer` / `startServer`. Every setting also has an environment variable (read from
+ * `env`, default `process.env`); an option given here wins over the variable.
+ */
+export interface ServerOptions {
+  /** The model for every run. Default: resolved from `modelId` / `BRIDLE_MODEL` and the provider keys. */
+  model?: Model;
+  /** A model id (`openai:gpt-4o-mini`, ...) used when `model` is not given. */
+  modelId?: string;
+  /** Where settings and provider keys are read from; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** `HOST`, default `127.0.0.1`. A host reachable from other machines needs `apiToken`. */
+  host?: string;
+  /** `PORT`, default 3000; 0 picks a free port. */
+  port?: number;
+  /** `BRIDLE_API_TOKEN`: when set, every `/api` route needs `Authorization: Bearer <token>`. */
+  apiToken?: string;
+  /** `BRIDLE_MAX_CONCURRENT_RUNS`, default 16: runs (chat and batch items) at once; chat gets 503 beyond. */
+  maxConcurrentRuns?: number;
+  /** `BRIDLE_RUN_TIMEOUT_MS`, default 120000: the deadline of each run. */
+  runTimeoutMs?: number;
+  /** `BRIDLE_SHUTDOWN_GRACE_MS`, default 10000: how long running work may finish after SIGTERM. */
+  shutdownGraceMs?: number;
+  /** Largest request body in bytes; default 1 MiB. */
+  bodyLimit?: number;
+  /** `BRIDLE_HEADERS_TIMEOUT_MS`, default 10000: time a client has to send the request headers. */
+  headersTimeoutMs?: number;
+  /** `BRIDLE_REQUEST_TIMEOUT_MS`, default 30000: time a client has to send the whole request. */
+  requestTimeoutMs?: number;
+  /** Idle keep-alive connections are closed after this; default 5000 ms. */
+  keepAliveTimeoutMs?: number;
+  /** Largest `maxSteps` a request may ask for; default 50. */
+  maxStepsLimit?: number;
+  /** Sessions kept in the default in-memory store; default 1000 (least recently used evicted beyond). */
+  maxSessions?: number;
+  /** A session unused for this long is forgotten; default 30 minutes. */
+  sessionIdleMs?: number;
+  /** Where conversations live; default an in-memory store bounded by `maxSessions` / `sessionIdleMs`. */
+  sessionStore?: SessionStore;
+  /** Batch jobs kept (running or finished); default 32. */
+  maxBatchJobs?: number;
+  /** Items per batch job; default 1000. */
+  maxBatchItems?: number;
+  /** Items of one batch job running at once; default 4. */
+  batchConcurrency?: number;
+  /** A finished batch job is forgotten after this; default 1 hour. */
+  batchJobTtlMs?: number;
+  /** Bytes of SSE output a slow client may leave unread before its run is aborted; default 1 MiB. */
+  maxSseBufferBytes?: number;
+  /** The system prompt of every run. */
+  system?: string;
+  /** Tools of every run. */
+  tools?: Tool[];
+  /** Skills a request may name in `skill`; default the built-in `assistant` and `analyst`. */
+  skills?: readonly Skill[];
+  /** More `runAgent` options for every run (`maxSteps`, `maxToolCalls`, `context`, `retry`, ...). */
+  agent?: ServerAgentOptions;
+  /** Fastify logger (pino) options, or false; default `{ level: LOG_LEVEL ?? 'info' }`. */
+  logger?: FastifyServerOptions['logger'];
+}

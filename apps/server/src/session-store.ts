@@ -1,0 +1,92 @@
+import type { Message } from '@bridle/protocol';
+
+/** One conversation. */
+export interface Session {
+  readonly id: string;
+  /** The transcript so far (always passes `assertTranscript`, or is empty). */
+  messages: Message[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * Where sessions live. The default is {@link MemorySessionStore}; a durable store (Redis, SQL) implements
+ * the same four methods. Methods may be synchronous or return promises.
+ */
+export interface SessionStore {
+  /** The session, or undefined when unknown or expired. */
+  get(id: string): Session | undefined | Promise<Session | undefined>;
+  /** Stores (creates or replaces) a session. */
+  set(session: Session): void | Promise<void>;
+  /** Forgets a session; true when it existed. */
+  delete(id: string): boolean | Promise<boolean>;
+  /** Releases timers or connections; called on shutdown. */
+  close?(): void | Promise<void>;
+}
+
+/** Options of {@link MemorySessionStore}. */
+export interface MemorySessionStoreOptions {
+  /** Most sessions kept; the least recently used is evicted beyond. */
+  maxSessions: number;
+  /** A session not used for this long is gone. */
+  idleMs: number;
+  /** Clock in ms; default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * Sessions in a `Map` kept in least-recently-used order: a read or a write touches a session and moves it
+ * to the end,
+ * so expired sessions are found from the front (amortised O(1) per call) and the eviction victim is
+ * always the first entry. Nothing is kept after `idleMs` without use; never more than `maxSessions`.
+ */
+export class MemorySessionStore implements SessionStore {
+  readonly #sessions = new Map<string, Session>();
+  readonly #max: number;
+  readonly #idleMs: number;
+  readonly #now: () => number;
+
+  constructor(options: MemorySessionStoreOptions) {
+    this.#max = options.maxSessions;
+    this.#idleMs = options.idleMs;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Sessions held now (after dropping the expired ones). */
+  get size(): number {
+    this.#sweep();
+    return this.#sessions.size;
+  }
+
+  get(id: string): Session | undefined {
+    this.#sweep();
+    const session = this.#sessions.get(id);
+    if (!session) return undefined;
+    session.updatedAt = this.#now();
+    this.#sessions.delete(id);
+    this.#sessions.set(id, session);
+    return session;
+  }
+
+  set(session: Session): void {
+    this.#sweep();
+    this.#sessions.delete(session.id);
+    this.#sessions.set(session.id, { ...session, updatedAt: this.#now() });
+    while (this.#sessions.size > this.#max) {
+      const oldest = this.#sessions.keys().next().value as string;
+      this.#sessions.delete(oldest);
+    }
+  }
+
+  delete(id: string): boolean {
+    return this.#sessions.delete(id);
+  }
+
+  #sweep(): void {
+    const cutoff = this.#now() - this.#idleMs;
+    for (const [id, session] of this.#sessions) {
+      if (session.updatedAt > cutoff) break;
+      this.#sessions.delete(id);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import type { FastifyReply } from 'fastify';
+
+/** A Server-Sent Events response: every frame is `data: <one line of JSON>\n\n`. */
+export interface SseStream {
+  /** Writes one frame. Ignored once the stream is closed. */
+  send(value: unknown): void;
+  /** Ends the response (after the last frame). */
+  end(): void;
+}
+
+/** Options of {@link openSseStream}. */
+export interface SseStreamOptions {
+  /** Extra response headers (the request id, the session id). */
+  headers: Record<string, string>;
+  /** Bytes the client may leave unread; beyond, `onOverflow` is called and the connection is dropped. */
+  maxBufferBytes: number;
+  onOverflow(): void;
+  /** A comment line is sent this often so proxies keep the connection open; default 15 s. */
+  heartbeatMs?: number;
+}
+
+/**
+ * Takes the response over from Fastify and starts an event stream. `JSON.stringify` escapes every
+ * newline inside strings, so a frame is always exactly one `data:` line: model text can never end a
+ * frame early or forge another event.
+ */
+export function openSseStream(reply: FastifyReply, options: SseStreamOptions): SseStream {
+  reply.hijack();
+  const response = reply.raw;
+  response.writeHead(200, {
+    ...options.headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    connection: 'keep-alive',
+  });
+  response.flushHeaders();
+  let open = true;
+  const heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatMs ?? 15_000);
+  heartbeat.unref();
+  const close = () => {
+    open = false;
+    clearInterval(heartbeat);
+  };
+  response.once('close', close);
+
+  function write(text: string) {
+    if (!open || response.destroyed) return;
+    response.write(text);
+    if (response.writableLength > options.maxBufferBytes) {
+      close();
+      options.onOverflow();
+      response.destroy();
+    }
+  }
+  return {
+    send: (value) => write(`data: ${JSON.stringify(value)}\n\n`),
+    end() {
+      if (!open) return;
+      close();
+      response.end();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import type { ModelRequest, ModelResponse } from '@bridle/protocol';
+import { scriptedModel } from '@bridle/testing';
+import { afterEach } from 'vitest';
+import { type BridleServer, createServer, type ServerOptions } from '../src/index';
+
+/** A listening test server on an ephemeral port, shut down after the test. */
+export interface TestServer extends BridleServer {
+  url: string;
+}
+
+const open: BridleServer[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((server) => server.shutdown()));
+});
+
+/** Starts a server on 127.0.0.1:0 with logging off (unless given) and an empty environment. */
+export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
+  const server = createServer({ env: {}, logger: false, port: 0, ...options });
+  open.push(server);
+  const url = await server.listen();
+  return { ...server, url };
+}
+
+/** A model that echoes the last user message (instantly). */
+export function echoModel(options: { stream?: boolean } = {}) {
+  return scriptedModel(
+    (request) => {
+      const last = [...request.messages].reverse().find((message) => message.role === 'user');
+      return { content: `echo: ${last?.content ?? ''}`, usage: { inputTokens: 2, outputTokens: 3 } };
+    },
+    { stream: options.stream ?? false },
+  );
+}
+
+/** A deferred promise. */
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((res) => {
+    resolve = res;
+  });
+  return { promise, resolve };
+}
+
+/**
+ * A model whose calls wait until `release()` (then echo) or until their signal aborts (then reject);
+ * `started` resolves at the first call, `aborted` when a call's signal aborts.
+ */
+export function gatedModel() {
+  const started = deferred<ModelRequest>();
+  const aborted = deferred<unknown>();
+  const gate = deferred();
+  const model = scriptedModel(
+    (request) =>
+      new Promise<ModelResponse>((resolve, reject) => {
+        started.resolve(request);
+        request.signal.addEventListener('abort', () => {
+          aborted.resolve(request.signal.reason);
+          reject(request.signal.reason);
+        });
+        void gate.promise.then(() => resolve({ content: 'released', usage: { inputTokens: 1, outputTokens: 1 } }));
+      }),
+    { stream: true },
+  );
+  return { model, started: started.promise, aborted: aborted.promise, release: gate.resolve };
+}
+
+/** POSTs JSON and returns status, headers and parsed body. */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Reads a whole SSE response into its parsed `data:` frames (comments skipped). */
+export async function readSse(response: Response): Promise<Record<string, unknown>[]> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .filter((frame) => frame.startsWith('data: '))
+    .map((frame) => {
+      const lines = frame.split('\n');
+      if (lines.length !== 1) throw new Error(`a frame of ${lines.length} lines: ${JSON.stringify(frame)}`);
+      return JSON.parse(frame.slice('data: '.length)) as Record<string, unknown>;
+    });
+}
