@@ -5,6 +5,7 @@ import { formatAjvErrors } from './ajv-errors';
 import { createAjv, metaSchemaErrors } from './ajv-instance';
 import { checkJsonValue } from './check-json-value';
 import { capErrors, type ResolvedLimits } from './limits';
+import { normalizeSchema } from './normalize-schema';
 
 /** A JSON Schema document (object) or a boolean schema. */
 export type SchemaDocument = Record<string, unknown> | boolean;
@@ -54,8 +55,10 @@ export class CompiledSchema {
   #compile(allErrors: boolean): ValidateFunction {
     const ajv: Ajv2020 = createAjv(allErrors);
     try {
-      for (const [id, extraSchema] of Object.entries(this.#extra ?? {})) ajv.addSchema(extraSchema, id);
-      return ajv.compile(this.#schema);
+      for (const [id, extraSchema] of Object.entries(this.#extra ?? {})) {
+        ajv.addSchema(normalizeSchema(extraSchema) as SchemaDocument, id);
+      }
+      return ajv.compile(normalizeSchema(this.#schema) as SchemaDocument);
     } catch (error) {
       throw new ConfigError(`${this.#label} could not be compiled: ${errorMessage(error)}. Fix the schema.`, {
         cause: error,
