@@ -66,6 +66,8 @@ export function fetchOnce(request: HopRequest): Promise<HopResponse> {
       agent: false,
       lookup: request.lookup,
     });
+    // Listen before anything can fail: destroying the request emits 'error' later, which would crash unheard.
+    outgoing.on('error', (error) => settle(error));
     if (signal.aborted) {
       settle(signal.reason);
       return;
@@ -81,7 +83,6 @@ export function fetchOnce(request: HopRequest): Promise<HopResponse> {
         }
       });
     });
-    outgoing.on('error', (error) => settle(error));
     outgoing.on('response', (incoming) => {
       const status = incoming.statusCode ?? 0;
       const head = { status, statusText: incoming.statusMessage ?? '', headers: incoming.headers };
