@@ -109,7 +109,13 @@ function render(
     ...blockEvents(before),
   ];
   if (outcome.type === 'stream_error') {
-    body.push({ type: 'error', error: { type: outcome.errorType, message: outcome.message ?? 'Overloaded' } });
+    body.push({
+      type: 'error',
+      error: {
+        type: outcome.errorType,
+        message: outcome.message ?? (outcome.errorType === 'overloaded_error' ? 'Overloaded' : 'Internal server error'),
+      },
+    });
   } else {
     const usage = usageOf(response, request.body);
     body.push({

@@ -136,7 +136,7 @@ export async function resolveFakeStep(
     return {
       type: 'http_error',
       status: 400,
-      message: `${options.serverName}: no response scripted for call ${callIndex + 1} (the script has ${length} steps)`,
+      message: `${options.serverName}: no response scripted for call ${callIndex + 1} (the script has ${length} step${length === 1 ? '' : 's'})`,
     };
   }
   while (typeof step === 'function') step = await step(request, callIndex);

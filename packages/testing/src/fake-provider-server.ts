@@ -143,8 +143,9 @@ export async function startFakeProviderServer(
     let outcome = await resolveFakeStep(script, request, callIndex, format);
     if (outcome.type === 'stream_error' && (request.body as { stream?: unknown } | null)?.stream !== true) {
       // A request that did not ask to stream gets the same failure as an HTTP error.
-      const status = outcome.errorType === 'overloaded_error' ? 529 : 500;
-      outcome = { type: 'http_error', status, errorType: outcome.errorType, message: outcome.message };
+      const overloaded = outcome.errorType === 'overloaded_error';
+      const message = outcome.message ?? (overloaded ? 'Overloaded' : 'The server had an error.');
+      outcome = { type: 'http_error', status: overloaded ? 529 : 500, errorType: outcome.errorType, message };
     }
     switch (outcome.type) {
       case 'network_drop':
