@@ -1,43 +1,60 @@
 import { assertTranscript, type Message } from '@bridle/protocol';
 
-interface Checked {
+interface CheckedArray {
   /** How many messages of the array were valid last time. */
   length: number;
   first: unknown;
   last: unknown;
 }
 
-// Keyed by the array: the loop appends to one array and selects before every model call.
-const checkedArrays = new WeakMap<readonly unknown[], Checked>();
+// 1. Keyed by the array: the loop appends to one array and selects before every model call.
+const checkedArrays = new WeakMap<readonly unknown[], CheckedArray>();
+// 2. Keyed by the first message: our own copy of the longest transcript validated that starts with it, for
+//    callers that pass a new array each time (`[...history, next]`) holding the same message objects.
+const validatedByFirst = new WeakMap<object, unknown[]>();
+
+/** How many leading messages of a new array are known valid: the whole snapshot when it is a prefix. */
+function knownPrefix(messages: readonly unknown[], snapshot: readonly unknown[] | undefined): number {
+  if (snapshot === undefined || snapshot.length > messages.length) return 0;
+  for (let index = snapshot.length - 1; index >= 1; index--) if (messages[index] !== snapshot[index]) return 0;
+  return snapshot.length;
+}
 
 /**
- * `assertTranscript`, incrementally: for an array seen before that only grew (same array object, same first
- * message, same message at the old end), only the new messages are checked, as
- * `assertTranscript([first, ...newMessages])`. That is exact: a valid transcript always ends at a group
- * boundary (every batch complete), so what follows it is valid iff it is a valid continuation after a user
- * message. Any other array is checked whole. When that fails, the whole array is checked so the error names
- * the real index. Arrays edited in place other than by appending (a message replaced in the middle
- * while the length and the ends stay the same) are not detected: pass a new array after such an edit.
+ * `assertTranscript`, incrementally. A valid transcript always ends at a group boundary (every batch
+ * complete), so what follows a known-valid prefix is valid iff `[first, ...rest]` is: only the new messages
+ * are checked. The known-valid prefix is found two ways:
+ * - the same array as a previous call that only grew (same length or longer, same first message, same
+ *   message at the old end): O(1); an edit in place that keeps the length and both ends is NOT detected,
+ *   so pass a new array after replacing messages in the middle;
+ * - a new array whose first message object was seen before: compared pointer by pointer with a snapshot
+ *   of the last transcript validated from that first message (a few ns per message, no re-validation).
+ * Otherwise the whole array is checked. When a partial check fails, the whole array is checked so the
+ * error names the real index.
  */
 export function checkTranscript(messages: readonly unknown[]): asserts messages is Message[] {
-  const known = Array.isArray(messages) ? checkedArrays.get(messages) : undefined;
+  if (!Array.isArray(messages) || messages.length === 0) assertTranscript(messages); // throws the right error
   const first = messages[0];
-  if (
+  const known = checkedArrays.get(messages);
+  const sameArray =
     known !== undefined &&
     messages.length >= known.length &&
     first === known.first &&
-    messages[known.length - 1] === known.last
-  ) {
-    if (messages.length > known.length) {
-      try {
-        assertTranscript([first, ...messages.slice(known.length)]);
-      } catch {
-        // Throws the error with the real index (the partial check numbers from its own start).
-        assertTranscript(messages);
-      }
+    messages[known.length - 1] === known.last;
+  const snapshot = typeof first === 'object' && first !== null ? validatedByFirst.get(first) : undefined;
+  const from = sameArray ? known.length : knownPrefix(messages, snapshot);
+  if (from === 0) assertTranscript(messages);
+  else if (from < messages.length) {
+    try {
+      assertTranscript([first, ...messages.slice(from)]);
+    } catch {
+      assertTranscript(messages); // throws with the real index
     }
-  } else {
-    assertTranscript(messages);
   }
   checkedArrays.set(messages, { length: messages.length, first, last: messages[messages.length - 1] });
+  if (!sameArray && typeof first === 'object' && first !== null) {
+    if (snapshot !== undefined && from === snapshot.length)
+      for (let index = from; index < messages.length; index++) snapshot.push(messages[index]);
+    else validatedByFirst.set(first, messages.slice());
+  }
 }

@@ -174,4 +174,23 @@ describe('selectContext on a growing array', () => {
       'Invalid transcript at messages[7]: expected a tool result for c3, got a user message',
     );
   });
+
+  it('checks new arrays holding the same message objects by their new part, and still catches edits', () => {
+    const history = transcript();
+    selectContext([...history], 10_000);
+    const extended = [...history, assistant('', 'c9'), result('c9')];
+    expect(selectContext(extended, 10_000)).toEqual(extended);
+    expect(() => selectContext([...extended, result('c9')], 10_000)).toThrow(
+      'Invalid transcript at messages[10]: tool message for call "c9" does not answer the assistant message just before it',
+    );
+    // Same first message, a different message in the middle: the whole array is checked.
+    const edited = [...extended];
+    edited[2] = result('zz');
+    expect(() => selectContext(edited, 10_000)).toThrow(
+      'Invalid transcript at messages[2]: tool result for "zz" answers no open call of the batch at messages[1]',
+    );
+    // A shorter array with the same first message (a fork of the conversation).
+    expect(selectContext(history.slice(0, 5), 10_000)).toEqual(history.slice(0, 5));
+    expect(() => selectContext([...history.slice(0, 2), user('x')], 10_000)).toThrow(TranscriptError);
+  });
 });
