@@ -5,7 +5,7 @@ import { formatAjvErrors } from './ajv-errors';
 import { createAjv, metaSchemaErrors } from './ajv-instance';
 import { checkJsonValue } from './check-json-value';
 import { capErrors, type ResolvedLimits } from './limits';
-import { normalizeSchema } from './normalize-schema';
+import { normalizeRootSchema } from './normalize-schema';
 
 /** A JSON Schema document (object) or a boolean schema. */
 export type SchemaDocument = Record<string, unknown> | boolean;
@@ -56,9 +56,9 @@ export class CompiledSchema {
     const ajv: Ajv2020 = createAjv(allErrors);
     try {
       for (const [id, extraSchema] of Object.entries(this.#extra ?? {})) {
-        ajv.addSchema(normalizeSchema(extraSchema) as SchemaDocument, id);
+        ajv.addSchema(normalizeRootSchema(extraSchema) as SchemaDocument, id);
       }
-      return ajv.compile(normalizeSchema(this.#schema) as SchemaDocument);
+      return ajv.compile(normalizeRootSchema(this.#schema) as SchemaDocument);
     } catch (error) {
       throw new ConfigError(`${this.#label} could not be compiled: ${errorMessage(error)}. Fix the schema.`, {
         cause: error,

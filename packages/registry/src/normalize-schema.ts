@@ -51,6 +51,19 @@ function normalizeArray(list: readonly unknown[]): readonly unknown[] {
   return normalized.some((item, index) => item !== list[index]) ? normalized : list;
 }
 
+const normalizedRoots = new WeakMap<object, unknown>();
+
+/** {@link normalizeSchema} for a root schema, cached per schema object. */
+export function normalizeRootSchema(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  let normalized = normalizedRoots.get(schema);
+  if (normalized === undefined) {
+    normalized = normalizeSchema(schema);
+    normalizedRoots.set(schema, normalized);
+  }
+  return normalized;
+}
+
 /**
  * Works around two Ajv 8 gaps without changing what a schema means; returns the schema itself when
  * nothing needed changing, else a copy (the input is never mutated):
