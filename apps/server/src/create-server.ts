@@ -46,6 +46,24 @@ function modelSource(options: ServerOptions): ModelSource {
 }
 
 /**
+ * Waits for `closed` (the listener closed and every connection ended) once all work is over. Keep-alive
+ * sockets that fall idle after their last response would otherwise linger for the keep-alive timeout:
+ * they are closed as they go idle, and whatever is left after a short drain is cut.
+ */
+async function drainConnections(app: FastifyInstance, closed: Promise<unknown>): Promise<void> {
+  let done = false;
+  void closed.finally(() => {
+    done = true;
+  });
+  for (let waited = 0; !done && waited < 1000; waited += 25) {
+    app.server.closeIdleConnections();
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  if (!done) app.server.closeAllConnections();
+  await closed;
+}
+
+/**
  * Builds the server from `options` and the environment (see {@link ServerOptions}). Throws
  * `ConfigError` for an invalid setting, and for a host reachable from other machines without an API
  * token. A missing model key does not throw: the server starts, `/ready` says 503 and why.
@@ -134,7 +152,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
         context.limiter.abortAll(reason);
       }
       clearTimeout(timer);
-      await closed;
+      await drainConnections(app, closed);
       await context.sessions.close?.();
     })();
     return stopping;
