@@ -46,3 +46,13 @@ describe('schemas that Ajv alone gets wrong', () => {
     expect(validate(null, { enum: [], allOf: [true] })).toEqual(['$: no value is allowed here']);
   });
 });
+
+test('a deep chain of rewrites stays linear', () => {
+  let schema: Record<string, unknown> = JSON.parse('{"properties":{"__proto__":{"type":"number"}}}');
+  for (let level = 0; level < 100; level++) schema = { properties: { a: schema } };
+  const normalized = normalizeSchema(schema);
+  expect(normalized).not.toBe(schema);
+  let value: unknown = JSON.parse('{"__proto__": "x"}');
+  for (let level = 0; level < 100; level++) value = { a: value };
+  expect(validate(value, schema)[0]).toMatch(/\.__proto__: must be number, got "x"$/);
+});

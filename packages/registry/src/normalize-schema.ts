@@ -41,7 +41,9 @@ function normalizeMap(map: SchemaObject): SchemaObject {
   let copy: SchemaObject | undefined;
   for (const key of Object.keys(map)) {
     const normalized = normalizeSchema(map[key]);
-    if (normalized !== map[key]) define((copy ??= copyObject(map)), key, normalized);
+    if (normalized === map[key]) continue;
+    copy = copy ?? copyObject(map);
+    define(copy, key, normalized);
   }
   return copy ?? map;
 }
@@ -75,43 +77,35 @@ export function normalizeRootSchema(schema: unknown): unknown {
  */
 export function normalizeSchema(schema: unknown): unknown {
   if (!isObject(schema)) return schema;
-  let copy: SchemaObject | undefined;
-  const set = (key: string, value: unknown): void => define((copy ??= copyObject(schema)), key, value);
-  for (const keyword of SCHEMA_MAPS) {
+  const changes = new Map<string, unknown>();
+  for (const keyword of Object.keys(schema)) {
     const value = schema[keyword];
-    if (Object.hasOwn(schema, keyword) && isObject(value)) {
-      const normalized = normalizeMap(value);
-      if (normalized !== value) set(keyword, normalized);
-    }
+    let normalized = value;
+    if (SCHEMA_MAPS.includes(keyword) && isObject(value)) normalized = normalizeMap(value);
+    else if (SCHEMA_VALUES.includes(keyword))
+      normalized = Array.isArray(value) ? normalizeArray(value) : normalizeSchema(value);
+    else if (SCHEMA_ARRAYS.includes(keyword) && Array.isArray(value)) normalized = normalizeArray(value);
+    if (normalized !== value) changes.set(keyword, normalized);
   }
-  for (const keyword of SCHEMA_VALUES) {
-    if (!Object.hasOwn(schema, keyword)) continue;
-    const value = schema[keyword];
-    const normalized = Array.isArray(value) ? normalizeArray(value) : normalizeSchema(value);
-    if (normalized !== value) set(keyword, normalized);
-  }
-  for (const keyword of SCHEMA_ARRAYS) {
-    const value = schema[keyword];
-    if (Object.hasOwn(schema, keyword) && Array.isArray(value)) {
-      const normalized = normalizeArray(value);
-      if (normalized !== value) set(keyword, normalized);
-    }
-  }
-  const current: SchemaObject = copy ?? schema;
-  const properties = current.properties;
+  const current = (keyword: string): unknown => (changes.has(keyword) ? changes.get(keyword) : schema[keyword]);
+  const properties = current('properties');
   if (isObject(properties) && Object.hasOwn(properties, PROTO)) {
-    const patterns = isObject(current.patternProperties) ? copyObject(current.patternProperties) : {};
+    const existingPatterns = current('patternProperties');
+    const patterns = isObject(existingPatterns) ? copyObject(existingPatterns) : {};
     const existing = Object.hasOwn(patterns, PROTO_PATTERN) ? patterns[PROTO_PATTERN] : undefined;
     const moved = properties[PROTO];
     define(patterns, PROTO_PATTERN, existing === undefined ? moved : { allOf: [existing, moved] });
-    set('properties', copyObject(properties, PROTO));
-    set('patternProperties', patterns);
+    changes.set('properties', copyObject(properties, PROTO));
+    changes.set('patternProperties', patterns);
   }
-  if (Array.isArray(current.enum) && current.enum.length === 0) {
-    const target = copy ?? copyObject(schema);
-    copy = target;
-    delete target.enum;
-    define(target, 'allOf', [...(Array.isArray(target.allOf) ? target.allOf : []), false]);
+  const enumValues = current('enum');
+  const emptyEnum = Array.isArray(enumValues) && enumValues.length === 0;
+  if (emptyEnum) {
+    const allOf = current('allOf');
+    changes.set('allOf', [...(Array.isArray(allOf) ? allOf : []), false]);
   }
-  return copy ?? schema;
+  if (changes.size === 0) return schema;
+  const copy = copyObject(schema, emptyEnum ? 'enum' : undefined);
+  for (const [keyword, value] of changes) define(copy, keyword, value);
+  return copy;
 }
