@@ -96,15 +96,20 @@ it('a final component swapped for a symlink is never followed (O_NOFOLLOW)', asy
 
 // A worker thread swaps root/d <-> a symlink to outside/ as fast as it can, truly in parallel.
 const SWAPPER = `
-const { workerData } = require('node:worker_threads');
+const { workerData, parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const { root, outside, flag } = workerData;
 const stop = new Int32Array(flag);
 const d = root + '/d', real = root + '/d.real';
+let swaps = 0;
+parentPort.postMessage('ready');
 while (Atomics.load(stop, 0) === 0) {
-  try { fs.renameSync(d, real); fs.symlinkSync(outside, d); } catch {}
+  try { fs.renameSync(d, real); fs.symlinkSync(outside, d); swaps++; } catch {}
+  Atomics.wait(stop, 0, 0, swaps % 3); // hold each state for 0-2 ms, so both states and the moments between are hit
   try { fs.unlinkSync(d); fs.renameSync(real, d); } catch {}
+  Atomics.wait(stop, 0, 0, swaps % 2);
 }
+parentPort.postMessage(swaps);
 try { fs.unlinkSync(d); } catch {}
 try { fs.renameSync(real, d); } catch {}
 `;
@@ -116,6 +121,7 @@ describe('racing a real symlink swapper', () => {
     const tools = byName(workspaceTools(await Workspace.open(root)));
     const flag = new SharedArrayBuffer(4);
     const worker = new Worker(SWAPPER, { eval: true, workerData: { root, outside, flag } });
+    await new Promise((resolve) => worker.once('message', resolve));
     const seen = { ok: 0, refused: 0 };
     try {
       for (let index = 0; index < 60; index++) {
@@ -140,7 +146,9 @@ describe('racing a real symlink swapper', () => {
         }
       }
     } finally {
-      Atomics.store(new Int32Array(flag), 0, 1);
+      const stopFlag = new Int32Array(flag);
+      Atomics.store(stopFlag, 0, 1);
+      Atomics.notify(stopFlag, 0);
       await new Promise((resolve) => worker.once('exit', resolve));
     }
     expect(await snapshot(outside)).toEqual(outsideBefore);
