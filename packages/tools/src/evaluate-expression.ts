@@ -132,11 +132,10 @@ class Parser {
             : `${mathFunction.minArguments} to ${mathFunction.maxArguments}`;
         throw new CalculatorError(`${name}() takes ${expected} argument(s), got ${values.length}`, token.position);
       }
-      return checkResult(
-        mathFunction.apply(values, token.position),
-        `${name}(${values.map(formatNumber).join(', ')})`,
-        token.position,
-      );
+      const value = mathFunction.apply(values, token.position);
+      if (!Number.isFinite(value))
+        failNonFinite(value, `${name}(${values.map(formatNumber).join(', ')})`, token.position);
+      return value;
     }
     const constant = MATH_CONSTANTS.get(name);
     if (constant !== undefined) {
@@ -178,34 +177,40 @@ class Parser {
 }
 
 function applyBinary(operator: BinaryOperator, left: number, right: number, position: number): number {
-  const description = `${formatNumber(left)} ${operator} ${formatNumber(right)}`;
-  switch (operator) {
-    case '+':
-      return checkResult(left + right, description, position);
-    case '-':
-      return checkResult(left - right, description, position);
-    case '*':
-      return checkResult(left * right, description, position);
-    case '/':
-      if (right === 0) throw new CalculatorError(`Division by zero (${description})`, position);
-      return checkResult(left / right, description, position);
-    case '%':
-      if (right === 0) throw new CalculatorError(`Remainder by zero (${description})`, position);
-      return checkResult(left % right, description, position);
-    case '^':
-      if (left === 0 && right < 0)
-        throw new CalculatorError(`Division by zero (${description}: 0 to a negative power)`, position);
-      return checkResult(left ** right, description, position);
+  if (right === 0 && (operator === '/' || operator === '%')) {
+    const kind = operator === '/' ? 'Division' : 'Remainder';
+    throw new CalculatorError(`${kind} by zero (${describeBinary(operator, left, right)})`, position);
   }
+  if (operator === '^' && left === 0 && right < 0) {
+    throw new CalculatorError(
+      `Division by zero (${describeBinary(operator, left, right)}: 0 to a negative power)`,
+      position,
+    );
+  }
+  const value =
+    operator === '+'
+      ? left + right
+      : operator === '-'
+        ? left - right
+        : operator === '*'
+          ? left * right
+          : operator === '/'
+            ? left / right
+            : operator === '%'
+              ? left % right
+              : left ** right;
+  if (!Number.isFinite(value)) failNonFinite(value, describeBinary(operator, left, right), position);
+  return value;
+}
+
+function describeBinary(operator: BinaryOperator, left: number, right: number): string {
+  return `${formatNumber(left)} ${operator} ${formatNumber(right)}`;
 }
 
 /** Every intermediate result must be a finite number: overflow and domain errors are reported where they happen. */
-function checkResult(value: number, description: string, position: number): number {
+function failNonFinite(value: number, description: string, position: number): never {
   if (Number.isNaN(value)) throw new CalculatorError(`${description} is not a real number`, position);
-  if (!Number.isFinite(value)) {
-    throw new CalculatorError(`Overflow: ${description} is too large (beyond ±1.8e308)`, position);
-  }
-  return value;
+  throw new CalculatorError(`Overflow: ${description} is too large (beyond ±1.8e308)`, position);
 }
 
 function describeToken(token: ExpressionToken): string {

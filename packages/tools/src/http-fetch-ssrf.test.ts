@@ -28,6 +28,17 @@ describe('the SSRF guard refuses a real loopback server by default', () => {
     ['[::ffff:127.0.0.1]', '::ffff:7f00:1 is an IPv4-mapped address embedding 127.0.0.1, a loopback address'],
     ['0.0.0.0', '0.0.0.0 is an unspecified (0.0.0.0/8) address'],
     ['0', '0.0.0.0 is an unspecified (0.0.0.0/8) address'],
+    ['[::1]', '::1 is a loopback address'],
+    ['[0:0:0:0:0:0:0:1]', '::1 is a loopback address'],
+    ['[::]', ':: is the unspecified address (::)'],
+    ['[::127.0.0.1]', '::7f00:1 is an IPv4-compatible address embedding 127.0.0.1, a loopback address'],
+    ['[64:ff9b::7f00:1]', '64:ff9b::7f00:1 is a NAT64 address embedding 127.0.0.1, a loopback address'],
+    ['[fe80::1]', 'fe80::1 is a link-local address'],
+    ['[fd00:ec2::254]', 'fd00:ec2::254 is a cloud metadata address'],
+    ['169.254.169.254', '169.254.169.254 is a cloud metadata address'],
+    ['0xa9.0xfe.0xa9.0xfe', '169.254.169.254 is a cloud metadata address'],
+    ['10.0.0.1', '10.0.0.1 is a private network address'],
+    ['100.64.0.1', '100.64.0.1 is a carrier-grade NAT (100.64.0.0/10) address'],
   ])('http://%s:<port>/ is refused before connecting', async (host, reason) => {
     const server = await serve(ok);
     const url = `http://${host}:${server.port}/`;

@@ -7,9 +7,11 @@ export type ExpressionToken =
   | { kind: 'operator'; operator: '+' | '-' | '*' | '/' | '%' | '^' | '(' | ')' | ','; position: number }
   | { kind: 'end'; position: number };
 
-const DIGIT = /[0-9]/;
-const NAME_START = /[A-Za-z_]/;
-const NAME_PART = /[A-Za-z0-9_]/;
+const isDigit = (character: string | undefined) => character !== undefined && character >= '0' && character <= '9';
+const isNameStart = (character: string | undefined) =>
+  character !== undefined &&
+  ((character >= 'a' && character <= 'z') || (character >= 'A' && character <= 'Z') || character === '_');
+const isNamePart = (character: string | undefined) => isNameStart(character) || isDigit(character);
 const SINGLE_OPERATORS = new Set(['+', '-', '*', '/', '%', '^', '(', ')', ',']);
 
 /**
@@ -23,14 +25,14 @@ export function tokenizeExpression(source: string): ExpressionToken[] {
     const character = source[index]!;
     if (character === ' ' || character === '\t' || character === '\n' || character === '\r') {
       index += 1;
-    } else if (DIGIT.test(character) || (character === '.' && DIGIT.test(source[index + 1] ?? ''))) {
+    } else if (isDigit(character) || (character === '.' && isDigit(source[index + 1]))) {
       const end = scanNumber(source, index);
       const text = source.slice(index, end);
       tokens.push({ kind: 'number', value: Number(text), text, position: index });
       index = end;
-    } else if (NAME_START.test(character)) {
+    } else if (isNameStart(character)) {
       let end = index + 1;
-      while (end < source.length && NAME_PART.test(source[end]!)) end += 1;
+      while (isNamePart(source[end])) end += 1;
       tokens.push({ kind: 'name', name: source.slice(index, end), position: index });
       index = end;
     } else if (character === '*' && source[index + 1] === '*') {
@@ -54,17 +56,17 @@ export function tokenizeExpression(source: string): ExpressionToken[] {
 /** Returns the index just past a decimal literal starting at `start` (digits, optional fraction and exponent). */
 function scanNumber(source: string, start: number): number {
   let end = start;
-  while (DIGIT.test(source[end] ?? '')) end += 1;
+  while (isDigit(source[end])) end += 1;
   if (source[end] === '.') {
     end += 1;
-    while (DIGIT.test(source[end] ?? '')) end += 1;
+    while (isDigit(source[end])) end += 1;
   }
   if (source[end] === 'e' || source[end] === 'E') {
     const signLength = source[end + 1] === '+' || source[end + 1] === '-' ? 1 : 0;
     // Only an exponent when digits follow: `2e` is a number followed by the name `e`.
-    if (DIGIT.test(source[end + 1 + signLength] ?? '')) {
+    if (isDigit(source[end + 1 + signLength])) {
       end += 1 + signLength;
-      while (DIGIT.test(source[end] ?? '')) end += 1;
+      while (isDigit(source[end])) end += 1;
     }
   }
   return end;
