@@ -4,6 +4,7 @@ import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions/completions';
+import { extraBodyFields } from './extra-body-fields';
 import type { RequestSettings } from './responses-request';
 import { stringifyToolArguments, wireSchema } from './tool-arguments';
 
@@ -51,7 +52,7 @@ export function toChatBody(request: ModelRequest, settings: RequestSettings): Ch
   const body: ChatCompletionCreateParamsNonStreaming = {
     ...(settings.maxOutputTokens === undefined ? {} : { max_tokens: settings.maxOutputTokens }),
     ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
-    ...settings.providerOptions,
+    ...extraBodyFields(settings.providerOptions),
     model: settings.model,
     messages: toChatMessages(request.system, request.messages),
   };

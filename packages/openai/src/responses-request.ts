@@ -4,6 +4,7 @@ import type {
   ResponseCreateParamsNonStreaming,
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
+import { extraBodyFields } from './extra-body-fields';
 import { stringifyToolArguments, wireSchema } from './tool-arguments';
 
 /** Settings shared by both APIs, already validated. */
@@ -56,7 +57,7 @@ export function toResponsesBody(request: ModelRequest, settings: RequestSettings
     store: false,
     ...(settings.maxOutputTokens === undefined ? {} : { max_output_tokens: settings.maxOutputTokens }),
     ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
-    ...settings.providerOptions,
+    ...extraBodyFields(settings.providerOptions),
     model: settings.model,
     input: toResponsesInput(request.messages),
   };

@@ -156,7 +156,7 @@ describe('openai (Responses API) against the fake server', () => {
     });
   });
 
-  it('sends maxOutputTokens, temperature and providerOptions, which cannot replace the input', async () => {
+  it('sends maxOutputTokens, temperature and providerOptions, which may set store but not model, input or stream', async () => {
     const server = await serve([{ content: 'ok' }]);
     const model = openai({
       model: 'gpt-test',
@@ -165,13 +165,13 @@ describe('openai (Responses API) against the fake server', () => {
       api: 'responses',
       maxOutputTokens: 256,
       temperature: 0.2,
-      providerOptions: { reasoning: { effort: 'low' }, input: 'ignored', model: 'other' },
+      providerOptions: { reasoning: { effort: 'low' }, input: 'ignored', model: 'other', stream: true, store: true },
     });
 
     await model.generate(modelRequest([{ role: 'user', content: 'Hi' }]));
 
     expect(server.requests[0]?.body).toEqual({
-      store: false,
+      store: true,
       max_output_tokens: 256,
       temperature: 0.2,
       reasoning: { effort: 'low' },

@@ -110,3 +110,13 @@ describe('fakeAnthropicServer', () => {
     });
   });
 });
+
+describe('fakeAnthropicServer limits', () => {
+  it('answers 413 to a body over 16 MiB without recording it', async () => {
+    server = await fakeAnthropicServer([{ content: 'never' }]);
+    const response = await post({ messages: 'x'.repeat(16 * 1024 * 1024 + 1) });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
+    expect(server.requests).toEqual([]);
+  });
+});

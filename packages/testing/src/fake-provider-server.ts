@@ -56,8 +56,10 @@ function readBody(request: IncomingMessage): Promise<string | undefined> {
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
+        // Stop buffering, answer 413, and let the rest of the upload drain into nothing.
+        request.removeAllListeners('data');
+        request.resume();
         resolve(undefined);
-        request.destroy();
         return;
       }
       chunks.push(chunk);
@@ -136,7 +138,11 @@ export async function startFakeProviderServer(
       return sendJson(response, 404, format.errorBody({ status: 404, message }), format.headers());
     }
     const text = await readBody(incoming);
-    if (text === undefined) return;
+    if (text === undefined) {
+      const message = `${format.serverName}: request body over ${MAX_BODY_BYTES} bytes`;
+      response.setHeader('connection', 'close');
+      return sendJson(response, 413, format.errorBody({ status: 413, message }), format.headers());
+    }
     const request: FakeProviderRequest = { method, path, headers: { ...incoming.headers }, body: parseBody(text) };
     const callIndex = requests.length;
     requests.push(request);
