@@ -56,3 +56,24 @@ test('a deep chain of rewrites stays linear', () => {
   for (let level = 0; level < 100; level++) value = { a: value };
   expect(validate(value, schema)[0]).toMatch(/\.__proto__: must be number, got "x"$/);
 });
+
+test('an embedded resource whose $ref points into its own $defs compiles and validates', () => {
+  const schema = {
+    $id: 'https://example.com/root.json',
+    properties: {
+      foo: {
+        $id: 'inner.json',
+        $defs: { inner: { properties: { bar: { type: 'string' } } } },
+        $ref: '#/$defs/inner',
+      },
+    },
+    $ref: 'inner.json',
+  };
+  expect(validate({ foo: { bar: 'a' }, bar: 'b' }, schema)).toEqual([]);
+  expect(validate({ foo: { bar: 1 }, bar: 'b' }, schema)).toEqual(['$.foo.bar: must be string, got number 1']);
+  expect(validate({ foo: { bar: 'a' }, bar: 2 }, schema)).toEqual(['$.bar: must be string, got number 2']);
+  const normalized = normalizeSchema(schema) as { properties: { foo: Record<string, unknown> } };
+  expect(normalized.properties.foo.$ref).toBeUndefined();
+  expect(normalized.properties.foo.allOf).toEqual([{ $ref: '#/$defs/inner' }]);
+  expect(schema.properties.foo.$ref).toBe('#/$defs/inner');
+});

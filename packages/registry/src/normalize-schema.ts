@@ -31,16 +31,16 @@ function define(target: SchemaObject, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function copyObject(source: SchemaObject, skip?: string): SchemaObject {
+function copyObject(source: SchemaObject, skip: readonly string[] = []): SchemaObject {
   const copy: SchemaObject = {};
-  for (const key of Object.keys(source)) if (key !== skip) define(copy, key, source[key]);
+  for (const key of Object.keys(source)) if (!skip.includes(key)) define(copy, key, source[key]);
   return copy;
 }
 
 function normalizeMap(map: SchemaObject): SchemaObject {
   let copy: SchemaObject | undefined;
   for (const key of Object.keys(map)) {
-    const normalized = normalizeSchema(map[key]);
+    const normalized = normalizeSchema(map[key], false);
     if (normalized === map[key]) continue;
     copy = copy ?? copyObject(map);
     define(copy, key, normalized);
@@ -49,7 +49,7 @@ function normalizeMap(map: SchemaObject): SchemaObject {
 }
 
 function normalizeArray(list: readonly unknown[]): readonly unknown[] {
-  const normalized = list.map(normalizeSchema);
+  const normalized = list.map((item) => normalizeSchema(item, false));
   return normalized.some((item, index) => item !== list[index]) ? normalized : list;
 }
 
@@ -73,9 +73,11 @@ export function normalizeRootSchema(schema: unknown): unknown {
  *   so it would neither be validated nor count as declared. It moves to `patternProperties` as
  *   `^__proto__$`, which `additionalProperties` and `unevaluatedProperties` treat the same way.
  * - Ajv refuses `enum: []` at compile time; in 2020-12 it is valid and matches nothing (`allOf: [false]`).
+ * - Ajv recurses without end on an embedded resource (a subschema with its own `$id`) whose `$ref`
+ *   points into its own `$defs`; the `$ref` moves into `allOf: [{ $ref }]`, the same in 2020-12.
  * The caller has bounded the schema's depth, so this recursion is safe.
  */
-export function normalizeSchema(schema: unknown): unknown {
+export function normalizeSchema(schema: unknown, isRoot = true): unknown {
   if (!isObject(schema)) return schema;
   const changes = new Map<string, unknown>();
   for (const keyword of Object.keys(schema)) {
@@ -83,7 +85,7 @@ export function normalizeSchema(schema: unknown): unknown {
     let normalized = value;
     if (SCHEMA_MAPS.includes(keyword) && isObject(value)) normalized = normalizeMap(value);
     else if (SCHEMA_VALUES.includes(keyword))
-      normalized = Array.isArray(value) ? normalizeArray(value) : normalizeSchema(value);
+      normalized = Array.isArray(value) ? normalizeArray(value) : normalizeSchema(value, false);
     else if (SCHEMA_ARRAYS.includes(keyword) && Array.isArray(value)) normalized = normalizeArray(value);
     if (normalized !== value) changes.set(keyword, normalized);
   }
@@ -95,7 +97,7 @@ export function normalizeSchema(schema: unknown): unknown {
     const existing = Object.hasOwn(patterns, PROTO_PATTERN) ? patterns[PROTO_PATTERN] : undefined;
     const moved = properties[PROTO];
     define(patterns, PROTO_PATTERN, existing === undefined ? moved : { allOf: [existing, moved] });
-    changes.set('properties', copyObject(properties, PROTO));
+    changes.set('properties', copyObject(properties, [PROTO]));
     changes.set('patternProperties', patterns);
   }
   const enumValues = current('enum');
@@ -104,8 +106,13 @@ export function normalizeSchema(schema: unknown): unknown {
     const allOf = current('allOf');
     changes.set('allOf', [...(Array.isArray(allOf) ? allOf : []), false]);
   }
+  const refInResource = !isRoot && typeof schema.$id === 'string' && typeof schema.$ref === 'string';
+  if (refInResource) {
+    const allOf = current('allOf');
+    changes.set('allOf', [...(Array.isArray(allOf) ? allOf : []), { $ref: schema.$ref }]);
+  }
   if (changes.size === 0) return schema;
-  const copy = copyObject(schema, emptyEnum ? 'enum' : undefined);
+  const copy = copyObject(schema, [...(emptyEnum ? ['enum'] : []), ...(refInResource ? ['$ref'] : [])]);
   for (const [keyword, value] of changes) define(copy, keyword, value);
   return copy;
 }
