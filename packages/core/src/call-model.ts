@@ -1,6 +1,10 @@
 import { describeValue, type Model, type ModelRequest, type ModelResponse, ModelResponseError } from '@bridle/protocol';
 import type { RunScope } from './run-scope';
 
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
 function closeQuietly(iterator: AsyncIterator<unknown>): void {
   // Ask the producer to stop, but never wait for it: a stream that ignores its signal must not hold the run.
   try {
@@ -51,7 +55,12 @@ export function callModel(
       options.scope,
       options.onTextDelta,
     );
-  // A synchronous throw from generate() becomes a rejection like any other model failure.
-  const pending = new Promise<ModelResponse>((resolve) => resolve(model.generate(request)));
-  return options.scope.race(pending);
+  let pending: Promise<ModelResponse>;
+  try {
+    pending = model.generate(request);
+  } catch (error) {
+    // A synchronous throw from generate() is a model failure like any other.
+    return Promise.reject(error);
+  }
+  return options.scope.race(isThenable(pending) ? pending : Promise.resolve(pending));
 }

@@ -24,7 +24,8 @@ export async function dispatchBatch(calls: readonly ToolCall[], context: BatchCo
   while (index < calls.length && !scope.reason) {
     const call = calls[index] as ToolCall;
     if (!concurrent(call) || context.toolConcurrency === 1) {
-      results[index] = await runToolCall(call, context);
+      const message = runToolCall(call, context);
+      results[index] = message instanceof Promise ? await message : message;
       index++;
       continue;
     }
@@ -34,7 +35,8 @@ export async function dispatchBatch(calls: readonly ToolCall[], context: BatchCo
     const worker = async () => {
       while (next < end && !scope.reason) {
         const at = next++;
-        results[at] = await runToolCall(calls[at] as ToolCall, context);
+        const message = runToolCall(calls[at] as ToolCall, context);
+        results[at] = message instanceof Promise ? await message : message;
       }
     };
     const workers = Math.min(context.toolConcurrency, end - index);

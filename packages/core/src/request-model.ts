@@ -1,6 +1,6 @@
-import type { RunEmitter } from '@bridle/events';
 import {
   type Message,
+  type ModelRequest,
   type ModelResponse,
   ProviderError,
   type ToolDefinition,
@@ -9,8 +9,9 @@ import {
 import { backoffDelay } from './backoff';
 import { callModel } from './call-model';
 import { errorMessage } from './error-message';
+import type { EventSink } from './event-sink';
 import type { ResolvedOptions } from './resolve-options';
-import { Cancelled, type RunScope } from './run-scope';
+import { type CallSignal, Cancelled, type RunScope } from './run-scope';
 
 /** A step's model response, or why there is none (cancellation is thrown as {@link Cancelled}). */
 export type ModelOutcome = { ok: true; response: ModelResponse } | { ok: false; error: string };
@@ -23,6 +24,18 @@ export interface StepRequest {
   tools: readonly ToolDefinition[];
 }
 
+/** The request of one attempt; its `signal` (a per-call signal) is created only if the model reads it. */
+function modelRequest(request: StepRequest, call: CallSignal): ModelRequest {
+  return {
+    system: request.system,
+    messages: request.messages,
+    tools: request.tools,
+    get signal() {
+      return call.signal;
+    },
+  };
+}
+
 /**
  * Gets one valid response for a step: calls the model, validates the response, and retries retryable
  * `ProviderError`s after a backoff (abort-aware; a wait that would pass the deadline is not started).
@@ -32,7 +45,7 @@ export interface StepRequest {
 export async function requestModel(
   options: ResolvedOptions,
   scope: RunScope,
-  emitter: RunEmitter,
+  emitter: EventSink,
   request: StepRequest,
 ): Promise<ModelOutcome> {
   const { step } = request;
@@ -42,11 +55,11 @@ export async function requestModel(
     const call = scope.child();
     let failure: unknown;
     try {
-      const response = await callModel(
-        options.model,
-        { system: request.system, messages: request.messages, tools: request.tools, signal: call.signal },
-        { scope, stream: options.stream, onTextDelta },
-      );
+      const response = await callModel(options.model, modelRequest(request, call), {
+        scope,
+        stream: options.stream,
+        onTextDelta,
+      });
       validateModelResponse(response);
       return { ok: true, response };
     } catch (error) {

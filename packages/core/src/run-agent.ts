@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { selectContext } from '@bridle/context';
-import { RunEmitter } from '@bridle/events';
 import { ContextLimitError, type Message, type ModelResponse, type Usage } from '@bridle/protocol';
 import { dispatchBatch } from './dispatch-batch';
 import { errorMessage } from './error-message';
+import { type EventSink, eventSink } from './event-sink';
 import { requestModel } from './request-model';
 import { type ResolvedOptions, resolveOptions } from './resolve-options';
 import { Cancelled, type CancelReason, RunScope } from './run-scope';
@@ -62,7 +62,7 @@ async function finalAnswer(options: ResolvedOptions, scope: RunScope, state: Run
 }
 
 /** The loop: one model call per step, then the batch of tool calls it asked for, until an ending. */
-async function loop(options: ResolvedOptions, scope: RunScope, emitter: RunEmitter, state: RunState): Promise<Ending> {
+async function loop(options: ResolvedOptions, scope: RunScope, emitter: EventSink, state: RunState): Promise<Ending> {
   const system = systemPrompt(options);
   const tools = options.registry.definitions();
   for (;;) {
@@ -126,7 +126,7 @@ async function execute(options: ResolvedOptions): Promise<AgentResult> {
     toolCalls: 0,
     usage: { inputTokens: 0, outputTokens: 0 },
   };
-  const emitter = new RunEmitter({
+  const emitter = eventSink({
     runId: state.runId,
     onEvent: options.onEvent,
     onObserverError: options.onObserverError,

@@ -80,16 +80,20 @@ export class RunScope {
     return this.race(waited).finally(() => clearTimeout(timer));
   }
 
-  /** Creates a signal for one model call or tool, aborted with the run; call `release` when done. */
-  child(): { signal: AbortSignal; release: () => void } {
-    const controller = new AbortController();
-    if (this.reason) {
-      controller.abort(this.signal.reason);
-      return { signal: controller.signal, release: noop };
-    }
-    const onCancel = () => controller.abort(this.signal.reason);
+  /**
+   * A signal for one model call or tool, aborted with the run. It is created on first access of
+   * `signal` (most tools never look), and `release()` unlinks it from the run when the call is done:
+   * a model or tool that forgets its listeners leaks them onto a signal that is dropped after the call,
+   * never onto the run's own.
+   */
+  child(): CallSignal {
+    return new CallSignal(this);
+  }
+
+  /** Registers `onCancel` to run once when the run is cancelled; returns the function that unregisters it. */
+  onCancel(onCancel: (reason: CancelReason) => void): () => void {
     this.waiters.add(onCancel);
-    return { signal: controller.signal, release: () => this.waiters.delete(onCancel) };
+    return () => this.waiters.delete(onCancel);
   }
 
   /** Removes the caller-signal listener and the deadline timer. Call once, when the run ends. */
@@ -114,3 +118,27 @@ export class RunScope {
 }
 
 function noop(): void {}
+
+/** A lazily created per-call signal: see {@link RunScope.child}. */
+export class CallSignal {
+  private controller: AbortController | undefined;
+  private unlink: (() => void) | undefined;
+  private released = false;
+
+  constructor(private readonly scope: RunScope) {}
+
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal;
+    const controller = new AbortController();
+    this.controller = controller;
+    if (this.scope.reason) controller.abort(this.scope.signal.reason);
+    else if (!this.released) this.unlink = this.scope.onCancel(() => controller.abort(this.scope.signal.reason));
+    return controller.signal;
+  }
+
+  release(): void {
+    this.released = true;
+    this.unlink?.();
+    this.unlink = undefined;
+  }
+}

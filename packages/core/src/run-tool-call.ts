@@ -1,8 +1,8 @@
 import { boundToolResult } from '@bridle/context';
-import type { RunEmitter } from '@bridle/events';
 import type { Tool, ToolCall, ToolMessage } from '@bridle/protocol';
 import type { ToolRegistry } from '@bridle/registry';
 import { errorMessage } from './error-message';
+import type { EventSink } from './event-sink';
 import { Cancelled, type CancelReason, type RunScope } from './run-scope';
 import { type ToolOutcome, toolResultText } from './tool-result-text';
 import type { ApproveHook } from './types';
@@ -12,11 +12,13 @@ export interface ToolCallContext {
   registry: ToolRegistry;
   approve: ApproveHook | undefined;
   scope: RunScope;
-  emitter: RunEmitter;
+  emitter: EventSink;
   runId: string;
   step: number;
   maxToolResultChars: number;
 }
+
+type Validation = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
 /** The text of a result the run's cancellation cut short (`started`: the call was already running). */
 export function cancelledText(reason: CancelReason, toolName: string, started: boolean): string {
@@ -27,6 +29,58 @@ export function cancelledText(reason: CancelReason, toolName: string, started: b
 }
 
 const failed = (content: string): ToolOutcome => ({ content, isError: true });
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** Turns a rejection of the async part of a call into an outcome: cancelled, or the failure itself. */
+function settled(
+  pending: Promise<ToolOutcome>,
+  call: ToolCall,
+  context: ToolCallContext,
+  what: string,
+): Promise<ToolOutcome> {
+  return pending.catch((error: unknown) => {
+    const { reason } = context.scope;
+    if (reason) return failed(cancelledText(reason, call.name, true));
+    return failed(errorMessage(error, `Tool ${call.name} ${what}`));
+  });
+}
+
+/**
+ * Calls `execute`. A synchronous tool is handled without a single promise (this is the hot path);
+ * a promise is raced against the run's cancellation, so a tool that ignores its signal cannot hold the run.
+ */
+function execute(
+  tool: Tool,
+  value: unknown,
+  call: ToolCall,
+  context: ToolCallContext,
+): ToolOutcome | Promise<ToolOutcome> {
+  const { scope } = context;
+  const child = scope.child();
+  const toolContext = {
+    get signal() {
+      return child.signal;
+    },
+    callId: call.id,
+    runId: context.runId,
+  };
+  let result: unknown;
+  try {
+    result = tool.execute(value, toolContext);
+  } catch (error) {
+    child.release();
+    return failed(errorMessage(error, `Tool ${tool.name} failed`));
+  }
+  if (!isThenable(result)) {
+    child.release();
+    return toolResultText(result, tool.name);
+  }
+  const pending = scope.race(result).then((resolved) => toolResultText(resolved, tool.name));
+  return settled(pending, call, context, 'failed').finally(() => child.release());
+}
 
 async function askApproval(call: ToolCall, tool: Tool, context: ToolCallContext): Promise<string | undefined> {
   const { approve } = context;
@@ -41,49 +95,71 @@ async function askApproval(call: ToolCall, tool: Tool, context: ToolCallContext)
   return approved === true ? undefined : `Denied: the approve hook refused this call to ${tool.name}.`;
 }
 
-async function execute(tool: Tool, value: unknown, call: ToolCall, context: ToolCallContext): Promise<ToolOutcome> {
-  const { scope } = context;
-  const child = scope.child();
-  try {
-    const toolContext = { signal: child.signal, callId: call.id, runId: context.runId };
-    const result = await scope.race(new Promise((resolve) => resolve(tool.execute(value, toolContext))));
-    return toolResultText(result, tool.name);
-  } catch (error) {
-    if (error instanceof Cancelled || scope.reason) throw error;
-    return failed(errorMessage(error, `Tool ${tool.name} failed`));
-  } finally {
-    child.release();
-  }
+function afterValidation(
+  validation: Validation,
+  tool: Tool,
+  call: ToolCall,
+  context: ToolCallContext,
+): ToolOutcome | Promise<ToolOutcome> {
+  if (!validation.ok) return failed(`Invalid arguments: ${validation.errors.join('; ')}`);
+  if (!tool.requiresApproval) return execute(tool, validation.value, call, context);
+  const approved = askApproval(call, tool, context).then((denial) =>
+    denial === undefined ? execute(tool, validation.value, call, context) : failed(denial),
+  );
+  return settled(approved, call, context, 'could not run');
 }
 
-async function outcomeOf(call: ToolCall, context: ToolCallContext): Promise<ToolOutcome> {
-  const tool = context.registry.get(call.name);
+function outcomeOf(call: ToolCall, context: ToolCallContext): ToolOutcome | Promise<ToolOutcome> {
+  const { registry, scope } = context;
+  const tool = registry.get(call.name);
   if (!tool) return failed(`Unknown tool: ${call.name}`);
+  let validation: Validation;
   try {
-    const validation = await context.scope.race(context.registry.validateAsync(call.name, call.arguments));
-    if (!validation.ok) return failed(`Invalid arguments: ${validation.errors.join('; ')}`);
-    if (tool.requiresApproval) {
-      const denial = await askApproval(call, tool, context);
-      if (denial !== undefined) return failed(denial);
-    }
-    return await execute(tool, validation.value, call, context);
-  } catch (error) {
-    if (context.scope.reason) return failed(cancelledText(context.scope.reason, call.name, true));
-    return failed(`Tool ${call.name} could not run: ${errorMessage(error, 'validation failed')}`);
+    // Synchronous first: nearly every schema validates synchronously, and this path allocates no promise.
+    validation = registry.validate(call.name, call.arguments);
+  } catch {
+    // Only a Standard Schema that validates asynchronously throws here: await it, abort-aware.
+    const checked = scope.race(registry.validateAsync(call.name, call.arguments));
+    return settled(
+      checked.then((result) => afterValidation(result, tool, call, context)),
+      call,
+      context,
+      'could not be validated',
+    );
   }
+  return afterValidation(validation, tool, call, context);
+}
+
+function toolMessage(call: ToolCall, outcome: ToolOutcome, context: ToolCallContext): ToolMessage {
+  const content = boundToolResult(outcome.content, context.maxToolResultChars);
+  const { isError } = outcome;
+  context.emitter.emit({
+    type: 'tool_end',
+    step: context.step,
+    callId: call.id,
+    name: call.name,
+    isError,
+    result: content,
+  });
+  return { role: 'tool', callId: call.id, name: call.name, content, isError };
 }
 
 /**
- * Runs one tool call to a tool message, never throwing: an unknown tool, invalid arguments (checked
- * before `execute`), a denied approval, a throwing tool, an unserializable result and the run's
- * cancellation all become `isError` results. The content is bounded by `maxToolResultChars`.
- * Emits `tool_start` and `tool_end`.
+ * Runs one tool call to a tool message, never throwing or rejecting: an unknown tool, invalid arguments
+ * (checked before `execute`), a denied approval, a throwing tool, an unserializable result and the
+ * run's cancellation all become `isError` results. The content is bounded by `maxToolResultChars`.
+ * Emits `tool_start` and `tool_end`. Returns synchronously when nothing had to be awaited.
  */
-export async function runToolCall(call: ToolCall, context: ToolCallContext): Promise<ToolMessage> {
-  const { emitter, step } = context;
-  emitter.emit({ type: 'tool_start', step, callId: call.id, name: call.name, arguments: call.arguments });
-  const outcome = await outcomeOf(call, context);
-  const content = boundToolResult(outcome.content, context.maxToolResultChars);
-  emitter.emit({ type: 'tool_end', step, callId: call.id, name: call.name, isError: outcome.isError, result: content });
-  return { role: 'tool', callId: call.id, name: call.name, content, isError: outcome.isError };
+export function runToolCall(call: ToolCall, context: ToolCallContext): ToolMessage | Promise<ToolMessage> {
+  context.emitter.emit({
+    type: 'tool_start',
+    step: context.step,
+    callId: call.id,
+    name: call.name,
+    arguments: call.arguments,
+  });
+  const outcome = outcomeOf(call, context);
+  return outcome instanceof Promise
+    ? outcome.then((settledOutcome) => toolMessage(call, settledOutcome, context))
+    : toolMessage(call, outcome, context);
 }

@@ -165,15 +165,13 @@ async function runCase(seed: number): Promise<void> {
   expect(events.ofType('model_end'), where).toHaveLength(result.steps);
   expect(events.ofType('tool_start').length, where).toBe(events.ofType('tool_end').length);
   expect(events.ofType('tool_start').length, where).toBeLessThanOrEqual(result.toolCalls);
-  const usage = events
-    .ofType('model_end')
-    .reduce(
-      (sum, event) => ({
-        inputTokens: sum.inputTokens + event.usage.inputTokens,
-        outputTokens: sum.outputTokens + event.usage.outputTokens,
-      }),
-      { inputTokens: 0, outputTokens: 0 },
-    );
+  const usage = events.ofType('model_end').reduce(
+    (sum, event) => ({
+      inputTokens: sum.inputTokens + event.usage.inputTokens,
+      outputTokens: sum.outputTokens + event.usage.outputTokens,
+    }),
+    { inputTokens: 0, outputTokens: 0 },
+  );
   expect(result.usage, where).toEqual(usage);
   if (result.status === 'completed') {
     expect(result.messages.at(-1), where).toEqual({ role: 'assistant', content: result.answer });
