@@ -2,7 +2,7 @@ import { readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '@bridle/protocol';
 import { describe, expect, it } from 'vitest';
-import { type CommandPreset, commandTool, Workspace } from '../src/index';
+import { type CommandArguments, type CommandPreset, commandTool, Workspace } from '../src/index';
 import { context, isRunning, refusal, snapshot, tempTree } from './helpers';
 
 async function setup(presets: Record<string, CommandPreset>, options = {}, files: Record<string, string> = {}) {
@@ -137,7 +137,7 @@ describe('commandTool', () => {
       },
     });
     const before = await snapshot(base);
-    expect((await refusal(tool.execute(args, context()))).message).toMatch(message);
+    expect((await refusal(tool.execute(args as CommandArguments, context()))).message).toMatch(message);
     expect(await snapshot(base)).toEqual(before);
   });
 
