@@ -130,7 +130,7 @@ const bigResult: Tool = {
   execute: (args) => Buffer.alloc(2_000, `${JSON.stringify(args)}r`).toString('latin1'),
 };
 
-async function benchC(withHeap: boolean) {
+async function benchC(withHeap: boolean, maxContextChars?: number) {
   const stamps: number[] = [];
   const heap: { step: number; mb: number }[] = [];
   const model = benchModel(500, 1, (index) => {
@@ -140,7 +140,8 @@ async function benchC(withHeap: boolean) {
     }
     stamps.push(performance.now());
   });
-  const result = await runAgent({ model, tools: [bigResult], prompt: 'go', maxSteps: 500 });
+  const context = maxContextChars === undefined ? {} : { context: { maxContextChars } };
+  const result = await runAgent({ model, tools: [bigResult], prompt: 'go', maxSteps: 500, ...context });
   stamps.push(performance.now());
   if (result.steps !== 500) throw new Error('C: unexpected');
   const perStep = stamps.slice(1).map((stamp, index) => (stamp - (stamps[index] as number)) * 1000);
@@ -172,6 +173,13 @@ const firsts = median(cRuns.map((run) => run.first));
 const lasts = median(cRuns.map((run) => run.last));
 console.log(
   `C) 500 steps, 2,000-char results: first 100 ${firsts.toFixed(2)} µs/step, last 100 ${lasts.toFixed(2)} µs/step, last/first ${(lasts / firsts).toFixed(2)}`,
+);
+const windowed: Awaited<ReturnType<typeof benchC>>[] = [];
+for (let round = 0; round < 9; round++) windowed.push(await benchC(false, 100_000));
+const windowedFirst = median(windowed.map((run) => run.first));
+const windowedLast = median(windowed.map((run) => run.last));
+console.log(
+  `C) same with context.maxContextChars 100,000 (selection before every call): first 100 ${windowedFirst.toFixed(2)} µs/step, last 100 ${windowedLast.toFixed(2)} µs/step, last/first ${(windowedLast / windowedFirst).toFixed(2)}`,
 );
 const withHeap = await benchC(true);
 if (globalThis.gc) {
