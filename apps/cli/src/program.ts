@@ -16,13 +16,6 @@ export function createProgram(context: CommandContext): Command {
   const program = new Command('bridle')
     .description('Bridle: run agents from the terminal. Start with `bridle demo` (offline, no key needed).')
     .version(packageJson.version, '-v, --version')
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
-      outputError: (text, write) => write(errorStyle.red(text)),
-    })
-    .showHelpAfterError('(run with --help for usage)')
     .addHelpText(
       'after',
       '\nEnvironment (also read from .env in the working directory): BRIDLE_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL,\nANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_COMPATIBLE_API_KEY, NO_COLOR.',
@@ -32,5 +25,16 @@ export function createProgram(context: CommandContext): Command {
   program.addCommand(batchCommand(context));
   program.addCommand(demoCommand(context));
   program.addCommand(serveCommand(context));
+  // addCommand() does not pass settings down (only .command() does): apply them to every command.
+  for (const command of [program, ...program.commands]) {
+    command
+      .exitOverride()
+      .configureOutput({
+        writeOut: (text) => io.stdout.write(text),
+        writeErr: (text) => io.stderr.write(text),
+        outputError: (text, write) => write(errorStyle.red(text)),
+      })
+      .showHelpAfterError('(run with --help for usage)');
+  }
   return program;
 }

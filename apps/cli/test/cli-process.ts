@@ -44,7 +44,11 @@ export interface CliProcess {
 
 /** Starts `bridle ...args` with piped stdio. */
 export function startCli(args: readonly string[], options: CliOptions = {}): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? tempDir(), env: options.env ?? cliEnv(), stdio: 'pipe' });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? tempDir(),
+    env: options.env ?? cliEnv(),
+    stdio: 'pipe',
+  });
   const output = { stdout: '', stderr: '' };
   const waiters: { pattern: RegExp | string; stream: 'stdout' | 'stderr'; resolve: () => void }[] = [];
   const check = () => {
@@ -65,9 +69,11 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Cli
     check();
   });
   if (options.input !== undefined) child.stdin.end(options.input);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
-    child.on('close', (code, signal) => resolve({ code, signal, ...output }));
-  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => {
+      child.on('close', (code, signal) => resolve({ code, signal, ...output }));
+    },
+  );
   return {
     child,
     stdout: () => output.stdout,

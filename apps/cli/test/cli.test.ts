@@ -9,7 +9,8 @@ describe('bridle (usage)', () => {
   it('shows help for the program and every command with exit 0', async () => {
     const top = await runCli(['--help']);
     expect(top.code).toBe(0);
-    for (const command of ['run', 'chat', 'batch', 'demo', 'serve']) expect(top.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of ['run', 'chat', 'batch', 'demo', 'serve'])
+      expect(top.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     for (const command of ['run', 'chat', 'batch', 'demo', 'serve']) {
       const help = await runCli([command, '--help']);
       expect(help.code, command).toBe(0);
@@ -35,7 +36,9 @@ describe('bridle (usage)', () => {
   it('exits 2 on invalid option values, naming the option', async () => {
     const steps = await runCli(['run', 'hi', '--max-steps', '0']);
     expect(steps.code).toBe(2);
-    expect(steps.stderr).toContain("error: option '--max-steps <n>' argument '0' is invalid. expected a positive integer, got \"0\".");
+    expect(steps.stderr).toContain(
+      "error: option '--max-steps <n>' argument '0' is invalid. expected a positive integer, got \"0\".",
+    );
     const timeout = await runCli(['run', 'hi', '--timeout', 'soon']);
     expect(timeout.code).toBe(2);
     expect(timeout.stderr).toContain('expected a duration such as 30s');
@@ -53,9 +56,13 @@ describe('bridle (usage)', () => {
   });
 
   it('names the key a chosen model needs', async () => {
-    const result = await runCli(['run', 'hi', '--model', 'anthropic:claude-sonnet-4-5'], { env: cliEnv({ OPENAI_API_KEY: 'sk-test' }) });
+    const result = await runCli(['run', 'hi', '--model', 'anthropic:claude-sonnet-4-5'], {
+      env: cliEnv({ OPENAI_API_KEY: 'sk-test' }),
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('bridle: Model anthropic:claude-sonnet-4-5 needs ANTHROPIC_API_KEY: set it in the environment or in .env');
+    expect(result.stderr).toContain(
+      'bridle: Model anthropic:claude-sonnet-4-5 needs ANTHROPIC_API_KEY: set it in the environment or in .env',
+    );
   });
 
   it('rejects a bad model id, an unknown skill and options that need --workspace', async () => {
@@ -63,7 +70,9 @@ describe('bridle (usage)', () => {
     expect((await runCli(['run', 'hi', '--model', 'gpt-4o'], { env })).stderr).toContain('Invalid model id "gpt-4o"');
     const skill = await runCli(['run', 'hi', '--skill', 'wizard'], { env });
     expect(skill.code).toBe(2);
-    expect(skill.stderr).toContain('Unknown skill "wizard": use assistant, coding, analyst or a path to a folder with a SKILL.md');
+    expect(skill.stderr).toContain(
+      'Unknown skill "wizard": use assistant, coding, analyst or a path to a folder with a SKILL.md',
+    );
     const coding = await runCli(['run', 'hi', '--skill', 'coding'], { env });
     expect(coding.stderr).toContain('--skill coding needs --workspace DIR');
     const command = await runCli(['run', 'hi', '--allow-command', 'test=npm test'], { env });

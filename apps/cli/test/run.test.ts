@@ -1,5 +1,5 @@
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProviderError } from '@bridle/protocol';
 import { type FakeProviderServer, fakeAnthropicServer, fakeOpenAIServer } from '@bridle/testing';
@@ -15,11 +15,20 @@ afterEach(async () => {
 });
 
 function openaiEnv(fake: FakeProviderServer, extra: Record<string, string> = {}) {
-  return cliEnv({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.baseURL, BRIDLE_MODEL: 'openai:fake-model', ...extra });
+  return cliEnv({
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: fake.baseURL,
+    BRIDLE_MODEL: 'openai:fake-model',
+    ...extra,
+  });
 }
 
 const usage = { inputTokens: 10, outputTokens: 5 };
-const calculatorCall = { content: 'Computing.', toolCalls: [{ id: 'call_1', name: 'calculator', arguments: { expression: '6 * 7' } }], usage };
+const calculatorCall = {
+  content: 'Computing.',
+  toolCalls: [{ id: 'call_1', name: 'calculator', arguments: { expression: '6 * 7' } }],
+  usage,
+};
 
 describe('bridle run', () => {
   it('streams the answer to stdout and exits 0 when the run completes', async () => {
@@ -49,7 +58,11 @@ describe('bridle run', () => {
     const dir = tempDir();
     const file = join(dir, 'output.txt');
     const fd = openSync(file, 'w');
-    const child = spawn(process.execPath, [BIN, 'run', 'What is 6 * 7?'], { cwd: dir, env: openaiEnv(server), stdio: ['ignore', fd, fd] });
+    const child = spawn(process.execPath, [BIN, 'run', 'What is 6 * 7?'], {
+      cwd: dir,
+      env: openaiEnv(server),
+      stdio: ['ignore', fd, fd],
+    });
     const code = await new Promise((resolve) => child.on('close', resolve));
     closeSync(fd);
     expect(code).toBe(0);
@@ -69,9 +82,21 @@ describe('bridle run', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     const json = JSON.parse(lines[0] as string);
-    expect(json).toMatchObject({ model: 'openai:fake-model', status: 'completed', answer: 'It is 42.', steps: 2, toolCalls: 1, usage: { inputTokens: 20, outputTokens: 10 } });
+    expect(json).toMatchObject({
+      model: 'openai:fake-model',
+      status: 'completed',
+      answer: 'It is 42.',
+      steps: 2,
+      toolCalls: 1,
+      usage: { inputTokens: 20, outputTokens: 10 },
+    });
     expect(typeof json.runId).toBe('string');
-    expect(json.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(json.messages.map((message: { role: string }) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
     expect((server.requests[0]?.body as { stream?: boolean }).stream).toBeFalsy();
   });
 
@@ -98,7 +123,10 @@ describe('bridle run', () => {
   });
 
   it('retries a rate limit and shows it', async () => {
-    server = await fakeOpenAIServer([new ProviderError({ code: 'rate_limited', message: 'slow down', provider: 'openai' }), { content: 'ok', usage }]);
+    server = await fakeOpenAIServer([
+      new ProviderError({ code: 'rate_limited', message: 'slow down', provider: 'openai' }),
+      { content: 'ok', usage },
+    ]);
     const result = await runCli(['run', 'hi'], { env: openaiEnv(server) });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^! .*\(attempt 1, retrying\)$/m);
@@ -117,10 +145,15 @@ describe('bridle run', () => {
     const cwd = tempDir();
     const result = await runCli(['run', 'Compute', '--trace', 'trace.jsonl'], { env: openaiEnv(server), cwd });
     expect(result.code).toBe(0);
-    const events = readFileSync(join(cwd, 'trace.jsonl'), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line));
+    const events = readFileSync(join(cwd, 'trace.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events[0].type).toBe('run_start');
     expect(events.at(-1)).toMatchObject({ type: 'run_end', status: 'completed', steps: 2, toolCalls: 1 });
-    expect(events.map((event: { sequence: number }) => event.sequence)).toEqual(events.map((_: unknown, index: number) => index));
+    expect(events.map((event: { sequence: number }) => event.sequence)).toEqual(
+      events.map((_: unknown, index: number) => index),
+    );
     expect(events.filter((event: { type: string }) => event.type === 'tool_end')).toHaveLength(1);
   });
 
@@ -134,7 +167,9 @@ describe('bridle run', () => {
   it('uses the Anthropic adapter for anthropic: ids', async () => {
     server = await fakeAnthropicServer([{ content: 'Hi from Claude.', usage }]);
     const env = cliEnv({ ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: server.url });
-    const result = await runCli(['run', 'hi', '--model', 'anthropic:claude-sonnet-4-5', '--system', 'Be brief.'], { env });
+    const result = await runCli(['run', 'hi', '--model', 'anthropic:claude-sonnet-4-5', '--system', 'Be brief.'], {
+      env,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Hi from Claude.\n');
     const body = server.requests[0]?.body as { model: string; system?: unknown };
@@ -146,7 +181,10 @@ describe('bridle run', () => {
   it('takes keys from .env in the working directory', async () => {
     server = await fakeOpenAIServer([{ content: 'From dotenv.', usage }]);
     const cwd = tempDir();
-    writeFileSync(join(cwd, '.env'), `OPENAI_API_KEY=sk-dotenv\nOPENAI_BASE_URL=${server.baseURL}\nBRIDLE_MODEL=openai:fake-model\n`);
+    writeFileSync(
+      join(cwd, '.env'),
+      `OPENAI_API_KEY=sk-dotenv\nOPENAI_BASE_URL=${server.baseURL}\nBRIDLE_MODEL=openai:fake-model\n`,
+    );
     const result = await runCli(['run', 'hi'], { cwd });
     expect(result.code).toBe(0);
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-dotenv');
