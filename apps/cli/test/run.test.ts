@@ -38,7 +38,7 @@ describe('bridle run', () => {
     expect(result.stdout).toBe('Hello from the fake model.\n');
     expect(result.stderr).toBe('✓ completed · 1 step · 0 tool calls · 10 in / 5 out tokens\n');
     expect(JSON.stringify(server.requests[0]?.body)).toContain('Say hello');
-    expect((server.requests[0]?.body as { stream?: boolean }).stream).toBe(true);
+    expect((server.requests[0]?.body as { stream?: boolean } | undefined)?.stream).toBe(true);
   });
 
   it('runs tools, shows the call and result compactly, and sends the result back to the model', async () => {
@@ -97,7 +97,7 @@ describe('bridle run', () => {
       'tool',
       'assistant',
     ]);
-    expect((server.requests[0]?.body as { stream?: boolean }).stream).toBeFalsy();
+    expect((server.requests[0]?.body as { stream?: boolean } | undefined)?.stream).toBeFalsy();
   });
 
   it('exits 1 when the step limit ends the run', async () => {
@@ -172,10 +172,10 @@ describe('bridle run', () => {
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Hi from Claude.\n');
-    const body = server.requests[0]?.body as { model: string; system?: unknown };
-    expect(body.model).toBe('claude-sonnet-4-5');
-    expect(JSON.stringify(body.system)).toContain('Be brief.');
-    expect(JSON.stringify(body.system)).toContain('<skill name=\\"assistant\\">');
+    const body = server.requests[0]?.body as { model: string; system?: unknown } | undefined;
+    expect(body?.model).toBe('claude-sonnet-4-5');
+    expect(JSON.stringify(body?.system)).toContain('Be brief.');
+    expect(JSON.stringify(body?.system)).toContain('<skill name=\\"assistant\\">');
   });
 
   it('takes keys from .env in the working directory', async () => {
