@@ -89,8 +89,10 @@ export function checkJsonValue(value: unknown, limits: ResolvedLimits): JsonValu
       break;
     }
     const current = node.value;
-    if (current instanceof Unreadable) {
-      errors.push(`${pathOf(node)}: reading this property threw (${errorMessage(current.error)}); send plain data`);
+    if (typeof current === 'object' && current !== null && unreadable.has(current)) {
+      errors.push(
+        `${pathOf(node)}: reading this property threw (${errorMessage(unreadable.get(current))}); send plain data`,
+      );
       continue;
     }
     if (typeof current !== 'object' || current === null) {
@@ -140,16 +142,16 @@ function pushChildren(node: Node, current: object, stack: Step[], errors: string
   }
 }
 
-/** Stands in for a property whose getter threw. */
-class Unreadable {
-  constructor(readonly error: unknown) {}
-}
+/** Stand-ins for properties whose getter threw, with the error. A WeakMap, since `instanceof` would run proxy traps. */
+const unreadable = new WeakMap<object, unknown>();
 
 function readChild(container: object, key: string | number): unknown {
   try {
     return (container as Record<string | number, unknown>)[key];
   } catch (error) {
-    return new Unreadable(error);
+    const marker = {};
+    unreadable.set(marker, error);
+    return marker;
   }
 }
 

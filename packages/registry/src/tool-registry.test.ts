@@ -203,6 +203,10 @@ describe('ToolRegistry.validate', () => {
       ok: false,
       errors: ['Unknown tool: x. Available tools: none'],
     });
+    expect(registry.validate(42 as never, {})).toEqual({
+      ok: false,
+      errors: ['Unknown tool: (a number, not a tool name). Available tools: add, greet'],
+    });
     expect(registry.validate('toString', {})).toEqual({
       ok: false,
       errors: ['Unknown tool: toString. Available tools: add, greet'],

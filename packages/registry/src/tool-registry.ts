@@ -91,7 +91,7 @@ export class ToolRegistry {
   #check(name: string, args: unknown): ValidationResult | Promise<ValidationResult> {
     const entry = typeof name === 'string' ? this.#entries.get(name) : undefined;
     if (entry === undefined) {
-      const shown = typeof name === 'string' ? name : describeValue(name);
+      const shown = typeof name === 'string' ? name : `(a ${name === null ? 'null' : typeof name}, not a tool name)`;
       const available = this.#entries.size > 0 ? [...this.#entries.keys()].join(', ') : 'none';
       return { ok: false, errors: [`Unknown tool: ${shown}. Available tools: ${available}`] };
     }

@@ -149,6 +149,37 @@ describe('validate: values that are not JSON never throw', () => {
     expect(validate(value, open)).toEqual(['$.x: reading this property threw (boom); send plain data']);
   });
 
+  test('a getter that throws only when the validator reads it again', () => {
+    let reads = 0;
+    const value = {
+      get x() {
+        reads += 1;
+        if (reads > 1) throw new Error('second read');
+        return 1;
+      },
+    };
+    expect(validate(value, { properties: { x: { type: 'number' } } })).toEqual([
+      '$: could not be validated (second read); send plain, less deeply nested JSON',
+    ]);
+  });
+
+  test('a proxy whose prototype cannot be read', () => {
+    const hostile = new Proxy(
+      {},
+      {
+        getPrototypeOf() {
+          throw new Error('no prototype');
+        },
+      },
+    );
+    expect(validate({ x: hostile }, { type: 'object' })).toEqual(['$.x: could not be read (no prototype)']);
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(validate([proxy], {})).toEqual([
+      "$[0]: could not be read (Cannot perform 'IsArray' on a proxy that has been revoked)",
+    ]);
+  });
+
   test('a proxy whose keys cannot be listed', () => {
     const hostile = new Proxy(
       {},
