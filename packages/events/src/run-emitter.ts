@@ -1,3 +1,4 @@
+import { isoTimestamp } from './iso-timestamp';
 import type { EventObserver, RunEvent, RunEventInput } from './types';
 
 /** Options of {@link RunEmitter}. */
@@ -15,7 +16,8 @@ export interface RunEmitterOptions {
  * `emit` adds `runId`, `sequence` (0, 1, 2, ...), an ISO `timestamp`, and for `model_end` / `tool_end` /
  * `run_end` a `durationMs` measured with `performance.now()` from the matching `model_start` (same step,
  * last attempt) / `tool_start` (same `callId`) / construction of the emitter; 0 when no matching start
- * was seen. Events are frozen (shallowly) so one observer cannot change what the next one sees.
+ * was seen (rounded to the microsecond). All observers receive the same event object: treat it as
+ * read-only (it is not frozen, because `Object.freeze` would triple the cost of `emit`).
  * Observers are isolated: an observer that throws, or returns a promise that rejects, is reported to
  * `onObserverError` and changes nothing else. `emit` never throws. After `run_end`, further emits are
  * ignored, so `run_end` is emitted at most once and always last.
@@ -64,7 +66,7 @@ export class RunEmitter {
   #stamp(input: RunEventInput): RunEvent {
     const now = performance.now();
     const sequence = this.#sequence;
-    const timestamp = new Date().toISOString();
+    const timestamp = isoTimestamp(Date.now());
     // `type` and the stamp first keep JSON lines readable; the stamp is written again after the body so an
     // input carrying its own runId / sequence / timestamp cannot override it.
     const event = Object.assign({ type: input.type, runId: this.runId, sequence, timestamp }, input) as RunEvent;
@@ -88,13 +90,13 @@ export class RunEmitter {
         this.#toolStarts.delete(input.callId);
         break;
       case 'run_end':
-        (event as { durationMs: number }).durationMs = now - this.#startedAt;
+        (event as { durationMs: number }).durationMs = roundMs(now - this.#startedAt);
         this.#ended = true;
         this.#modelStarts.clear();
         this.#toolStarts.clear();
         break;
     }
-    return Object.freeze(event);
+    return event;
   }
 
   #notify(observer: EventObserver, event: RunEvent): void {
@@ -117,8 +119,13 @@ export class RunEmitter {
   }
 }
 
+/** Milliseconds rounded to the microsecond: more digits are noise and only bloat event logs. */
+function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
 function elapsed(start: number | undefined, now: number): number {
-  return start === undefined ? 0 : now - start;
+  return start === undefined ? 0 : roundMs(now - start);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
