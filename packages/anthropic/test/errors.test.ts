@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import Anthropic from '@anthropic-ai/sdk';
 import { ProviderError } from '@bridle/protocol';
 import type { FakeProviderStep } from '@bridle/testing';
@@ -134,5 +135,18 @@ describe('anthropic errors', () => {
     const already = AbortSignal.abort(new Error('too late'));
     const early = await rejection(model.generate(modelRequest([{ role: 'user', content: 'Hi' }], { signal: already })));
     expect(early).toBe(already.reason);
+  });
+});
+
+describe('anthropic signal hygiene', () => {
+  it('leaves no abort listeners on a long-lived caller signal', async () => {
+    const server = await serve(() => ({ content: 'ok' }));
+    const controller = new AbortController();
+    const model = anthropic({ model: 'claude-test', apiKey: 'k', baseURL: server.baseURL });
+    for (let i = 0; i < 12; i++) {
+      await model.generate(modelRequest([{ role: 'user', content: 'Hi' }], { signal: controller.signal }));
+      await collect(model.stream!(modelRequest([{ role: 'user', content: 'Hi' }], { signal: controller.signal })));
+    }
+    expect(EventEmitter.getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });

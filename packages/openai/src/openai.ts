@@ -1,5 +1,6 @@
 import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '@bridle/protocol';
 import OpenAI from 'openai';
+import { callSignal } from './call-signal';
 import { toChatBody } from './chat-request';
 import { fromChatResult } from './chat-result';
 import { readChatStream } from './chat-stream';
@@ -23,32 +24,30 @@ export function openai(options: OpenAIOptions): Model {
   const client =
     options.client ?? new OpenAI({ apiKey: resolved.apiKey ?? null, baseURL: resolved.baseURL ?? null, maxRetries: 0 });
   const { provider } = resolved;
-  const requestOptions = (signal: AbortSignal) => ({ signal, maxRetries: 0 });
-
   async function generate(request: ModelRequest): Promise<ModelResponse> {
+    const call = callSignal(request.signal);
+    const requestOptions = { signal: call.signal, maxRetries: 0 };
     try {
       if (resolved.api === 'responses') {
-        const result = await client.responses.create(
-          toResponsesBody(request, resolved),
-          requestOptions(request.signal),
-        );
+        const result = await client.responses.create(toResponsesBody(request, resolved), requestOptions);
         return fromResponsesResult(result, provider);
       }
-      const result = await client.chat.completions.create(
-        toChatBody(request, resolved),
-        requestOptions(request.signal),
-      );
+      const result = await client.chat.completions.create(toChatBody(request, resolved), requestOptions);
       return fromChatResult(result, provider);
     } catch (error) {
       throw mapOpenAIError(error, request.signal, provider);
+    } finally {
+      call.release();
     }
   }
 
   async function* stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+    const call = callSignal(request.signal);
+    const requestOptions = { signal: call.signal, maxRetries: 0 };
     try {
       if (resolved.api === 'responses') {
         const body = { ...toResponsesBody(request, resolved), stream: true as const };
-        const events = await client.responses.create(body, requestOptions(request.signal));
+        const events = await client.responses.create(body, requestOptions);
         yield* readResponsesStream(events, request.signal, provider);
       } else {
         const body = {
@@ -56,11 +55,13 @@ export function openai(options: OpenAIOptions): Model {
           stream: true as const,
           stream_options: { include_usage: true },
         };
-        const chunks = await client.chat.completions.create(body, requestOptions(request.signal));
+        const chunks = await client.chat.completions.create(body, requestOptions);
         yield* readChatStream(chunks, request.signal, provider);
       }
     } catch (error) {
       throw mapOpenAIError(error, request.signal, provider);
+    } finally {
+      call.release();
     }
   }
 

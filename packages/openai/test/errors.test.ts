@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { ProviderError } from '@bridle/protocol';
 import type { FakeProviderStep } from '@bridle/testing';
 import OpenAI from 'openai';
@@ -127,5 +128,20 @@ describe.each(apis)('openai errors (%s)', (api) => {
     const already = AbortSignal.abort(new Error('too late'));
     const early = await rejection(model.generate(modelRequest([{ role: 'user', content: 'Hi' }], { signal: already })));
     expect(early).toBe(already.reason);
+  });
+});
+
+describe('openai signal hygiene', () => {
+  it('leaves no abort listeners on a long-lived caller signal', async () => {
+    const server = await serve(() => ({ content: 'ok' }));
+    const controller = new AbortController();
+    for (const api of apis) {
+      const model = openai({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.baseURL, api });
+      for (let i = 0; i < 12; i++) {
+        await model.generate(modelRequest([{ role: 'user', content: 'Hi' }], { signal: controller.signal }));
+        await collect(model.stream!(modelRequest([{ role: 'user', content: 'Hi' }], { signal: controller.signal })));
+      }
+    }
+    expect(EventEmitter.getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });
