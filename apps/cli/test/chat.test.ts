@@ -11,7 +11,8 @@ afterEach(async () => {
 });
 
 const usage = { inputTokens: 10, outputTokens: 5 };
-const env = (fake: FakeProviderServer) => cliEnv({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.baseURL, BRIDLE_MODEL: 'openai:fake-model' });
+const env = (fake: FakeProviderServer) =>
+  cliEnv({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.baseURL, BRIDLE_MODEL: 'openai:fake-model' });
 const bodyOf = (fake: FakeProviderServer, index: number) => JSON.stringify(fake.requests[index]?.body);
 
 describe('bridle chat', () => {
@@ -21,7 +22,10 @@ describe('bridle chat', () => {
       { content: 'Your name is Ada.', usage },
       { content: 'I do not know your name.', usage },
     ]);
-    const result = await runCli(['chat'], { env: env(server), input: 'My name is Ada.\nWhat is my name?\n/usage\n/reset\nWhat is my name?\n/exit\nnever sent\n' });
+    const result = await runCli(['chat'], {
+      env: env(server),
+      input: 'My name is Ada.\nWhat is my name?\n/usage\n/reset\nWhat is my name?\n/exit\nnever sent\n',
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Nice to meet you, Ada.\nYour name is Ada.\nI do not know your name.\n');
     expect(server.requests).toHaveLength(3);
@@ -41,7 +45,11 @@ describe('bridle chat', () => {
   });
 
   it('cancels the answer in progress on Ctrl-C and keeps the session', async () => {
-    server = await fakeOpenAIServer([{ content: 'First answer.', usage }, { type: 'hang' }, { content: 'Still here.', usage }]);
+    server = await fakeOpenAIServer([
+      { content: 'First answer.', usage },
+      { type: 'hang' },
+      { content: 'Still here.', usage },
+    ]);
     const fake = server;
     const chat = startCli(['chat'], { env: env(fake) });
     chat.child.stdin?.write('Remember the word banana.\n');
@@ -84,7 +92,10 @@ describe('bridle chat', () => {
       { content: `Second ${'y'.repeat(400)}`, usage },
       { content: 'Third.', usage },
     ]);
-    const result = await runCli(['chat', '--memory-chars', '800'], { env: env(server), input: 'turn one\nturn two\nturn three\n' });
+    const result = await runCli(['chat', '--memory-chars', '800'], {
+      env: env(server),
+      input: 'turn one\nturn two\nturn three\n',
+    });
     expect(result.code).toBe(0);
     const third = bodyOf(server, 2);
     expect(third).toContain('turn one');
