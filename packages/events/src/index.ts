@@ -22,3 +22,4 @@ export type {
   ToolEndBody,
   ToolStartBody,
 } from './types';
+export { isRunEventType, RUN_EVENT_TYPES } from './types';

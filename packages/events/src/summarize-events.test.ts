@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeEvents } from './summarize-events';
 import { sampleRun } from './test-events';
-import type { RunEvent } from './types';
+import { isRunEventType, RUN_EVENT_TYPES, type RunEvent } from './types';
 
 describe('summarizeEvents', () => {
   it('sums steps, tokens, tool calls, errors and durations', () => {
@@ -90,5 +90,23 @@ describe('summarizeEvents', () => {
     expect(summarizeEvents(events).tools).toEqual({
       add: { calls: 1, errors: 0, totalDurationMs: 0, meanDurationMs: 0 },
     });
+  });
+});
+
+describe('RUN_EVENT_TYPES', () => {
+  it('lists the event types and recognizes them', () => {
+    expect(RUN_EVENT_TYPES).toEqual([
+      'run_start',
+      'model_start',
+      'text_delta',
+      'model_end',
+      'model_error',
+      'tool_start',
+      'tool_end',
+      'run_end',
+    ]);
+    expect(isRunEventType('tool_end')).toBe(true);
+    expect(isRunEventType('tool_finish')).toBe(false);
+    expect(isRunEventType(3)).toBe(false);
   });
 });

@@ -125,3 +125,25 @@ export type RunEventInput = OmitDuration<RunEventBody>;
 
 /** Receives every event of a run, synchronously, in order. Should return quickly and not throw. */
 export type EventObserver = (event: RunEvent) => void;
+
+/** Every event `type`, in lifecycle order (for validation, SSE filters, docs). */
+export const RUN_EVENT_TYPES = [
+  'run_start',
+  'model_start',
+  'text_delta',
+  'model_end',
+  'model_error',
+  'tool_start',
+  'tool_end',
+  'run_end',
+] as const satisfies readonly RunEventType[];
+
+// Compile-time check that the list above names every type of the union.
+type MissingEventType = Exclude<RunEventType, (typeof RUN_EVENT_TYPES)[number]>;
+const everyEventTypeListed: MissingEventType extends never ? true : never = true;
+void everyEventTypeListed;
+
+/** True when `value` is one of {@link RUN_EVENT_TYPES}. */
+export function isRunEventType(value: unknown): value is RunEventType {
+  return typeof value === 'string' && (RUN_EVENT_TYPES as readonly string[]).includes(value);
+}
