@@ -130,7 +130,7 @@ async function runCase(seed: number): Promise<void> {
     retry: { maxRetries: random.int(0, 2), baseDelayMs: random.int(0, 3), maxDelayMs: 5 },
     context: {
       maxToolResultChars: random.int(50, 2_000),
-      ...(random.bool(0.15) ? { maxContextChars: random.int(100, 3_000) } : {}),
+      ...(random.bool(0.25) ? { maxContextChars: random.int(100, 2_000) } : {}),
     },
     ...(approve ? { approve } : {}),
     ...(structured ? { output: { type: 'object', required: ['x'] } } : {}),
