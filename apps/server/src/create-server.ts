@@ -115,6 +115,10 @@ export function createServer(options: ServerOptions = {}): BridleServer {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // While shutting down, a finished response also ends its connection, so clients reconnect elsewhere.
+  app.addHook('onSend', async (_request, reply) => {
+    if (context.state.shuttingDown) reply.header('connection', 'close');
+  });
   registerHealthRoutes(app, context);
   const checkToken = config.apiToken ? bearerCheck(config.apiToken) : undefined;
   app.register(

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { ConfigError } from '@bridle/protocol';
 import { describe, expect, it } from 'vitest';
 import { createServer } from '../src/index';
-import { echoModel, postJson, startTestServer } from './helpers';
+import { echoModel, json, postJson, startTestServer } from './helpers';
 
 const TOKEN = 'a-test-token-0123456789abcdef';
 
@@ -65,8 +65,8 @@ describe('bearer token', () => {
 describe('GET /health and GET /ready', () => {
   it('is live and ready with a model', async () => {
     const server = await startTestServer({ model: echoModel() });
-    expect(await (await fetch(`${server.url}/health`)).json()).toEqual({ status: 'ok' });
-    expect(await (await fetch(`${server.url}/ready`)).json()).toEqual({
+    expect(await json(await fetch(`${server.url}/health`))).toEqual({ status: 'ok' });
+    expect(await json(await fetch(`${server.url}/ready`))).toEqual({
       status: 'ready',
       model: 'scripted:model',
       activeRuns: 0,
@@ -78,7 +78,7 @@ describe('GET /health and GET /ready', () => {
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
     const ready = await fetch(`${server.url}/ready`);
     expect(ready.status).toBe(503);
-    const body = await ready.json();
+    const body = await json(ready);
     expect(body.error.code).toBe('not_ready');
     expect(body.error.message).toMatch(
       /^No model is available: No model configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY/,
@@ -90,7 +90,7 @@ describe('GET /health and GET /ready', () => {
 
   it('is not ready when BRIDLE_MODEL names a provider whose key is missing', async () => {
     const server = await startTestServer({ env: { BRIDLE_MODEL: 'anthropic:claude-sonnet-4-5' } });
-    const body = await (await fetch(`${server.url}/ready`)).json();
+    const body = await json(await fetch(`${server.url}/ready`));
     expect(body.error.message).toMatch(/needs ANTHROPIC_API_KEY/);
   });
 });

@@ -1,6 +1,6 @@
 import { fakeOpenAIServer } from '@bridle/testing';
 import { describe, expect, it } from 'vitest';
-import { echoModel, postJson, startTestServer } from './helpers';
+import { echoModel, json, postJson, startTestServer } from './helpers';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -73,7 +73,7 @@ describe('POST /api/chat (JSON)', () => {
         env: { BRIDLE_MODEL: 'openai:fake-model', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.baseURL },
       });
       const ready = await fetch(`${server.url}/ready`);
-      expect(await ready.json()).toEqual({
+      expect(await json(ready)).toEqual({
         status: 'ready',
         model: expect.stringContaining('fake-model'),
         activeRuns: 0,

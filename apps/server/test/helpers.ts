@@ -65,7 +65,11 @@ export function gatedModel() {
 }
 
 /** POSTs JSON and returns status, headers and parsed body. */
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Response['headers']; body: Json }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -86,4 +90,13 @@ export async function readSse(response: Response): Promise<Record<string, unknow
       if (lines.length !== 1) throw new Error(`a frame of ${lines.length} lines: ${JSON.stringify(frame)}`);
       return JSON.parse(frame.slice('data: '.length)) as Record<string, unknown>;
     });
+}
+
+/** A parsed JSON body, loosely typed for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON shapes
+export type Json = any;
+
+/** The JSON body of a response. */
+export async function json(response: Response): Promise<Json> {
+  return response.json();
 }

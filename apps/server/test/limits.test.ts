@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import type { Model, ModelStreamPart } from '@bridle/protocol';
 import { describe, expect, it } from 'vitest';
-import { deferred, echoModel, gatedModel, postJson, startTestServer } from './helpers';
+import { deferred, echoModel, gatedModel, json, postJson, startTestServer } from './helpers';
 
 /** Sends raw bytes and resolves with everything the server answered before it closed the connection. */
 function rawExchange(url: string, chunks: string[]): Promise<string> {
@@ -64,7 +64,7 @@ describe('request validation', () => {
       body: '<prompt>hello</prompt>',
     });
     expect(response.status).toBe(415);
-    expect((await response.json()).error.code).toBe('unsupported_media_type');
+    expect((await json(response)).error.code).toBe('unsupported_media_type');
   });
 
   it('answers 413 for a body over 1 MiB, without reading all of it', async () => {
@@ -80,7 +80,7 @@ describe('request validation', () => {
     const server = await startTestServer({ model: echoModel() });
     const response = await fetch(`${server.url}/api/nothing?x=1`);
     expect(response.status).toBe(404);
-    expect((await response.json()).error).toMatchObject({
+    expect((await json(response)).error).toMatchObject({
       code: 'not_found',
       message: 'No route GET /api/nothing: see the server README for the API.',
     });
@@ -178,6 +178,6 @@ describe('slow clients', () => {
     socket.pause(); // never read
     await aborted.promise;
     socket.destroy();
-    await expect.poll(async () => (await fetch(`${server.url}/ready`).then((r) => r.json())).activeRuns).toBe(0);
+    await expect.poll(async () => (await fetch(`${server.url}/ready`).then(json)).activeRuns).toBe(0);
   });
 });

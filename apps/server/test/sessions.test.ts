@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../src/index';
-import { echoModel, postJson, startTestServer } from './helpers';
+import { echoModel, json, postJson, startTestServer } from './helpers';
 
 describe('DELETE /api/sessions/:id', () => {
   it('forgets a conversation: 204, then the id is unknown', async () => {
@@ -21,7 +21,7 @@ describe('DELETE /api/sessions/:id', () => {
     const server = await startTestServer({ model: echoModel() });
     const response = await fetch(`${server.url}/api/sessions/..%2F..%2Fetc`, { method: 'DELETE' });
     expect(response.status).toBe(400);
-    expect((await response.json()).error.message).toBe(
+    expect((await json(response)).error.message).toBe(
       'Invalid request: params.id must be an id this server issued (a UUID).',
     );
   });

@@ -1,7 +1,7 @@
 import type { Model, ModelStreamPart } from '@bridle/protocol';
 import { scriptedModel } from '@bridle/testing';
 import { describe, expect, it } from 'vitest';
-import { gatedModel, readSse, startTestServer } from './helpers';
+import { gatedModel, json, readSse, startTestServer } from './helpers';
 
 const SSE = { 'content-type': 'application/json', accept: 'text/event-stream' };
 
@@ -76,7 +76,7 @@ describe('POST /api/chat with Accept: text/event-stream', () => {
     const response = await streamChat(server.url, { prompt: 'x', sessionId: '00000000-0000-4000-8000-000000000000' });
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    expect((await response.json()).error.code).toBe('not_found');
+    expect((await json(response)).error.code).toBe('not_found');
   });
 
   it('a client that disconnects from the stream aborts its run', async () => {
@@ -106,6 +106,6 @@ describe('POST /api/chat with Accept: text/event-stream', () => {
     await gated.aborted;
     await request;
     // The slot comes back once the aborted run has ended.
-    await expect.poll(async () => (await fetch(`${server.url}/ready`).then((r) => r.json())).activeRuns).toBe(0);
+    await expect.poll(async () => (await fetch(`${server.url}/ready`).then(json)).activeRuns).toBe(0);
   });
 });
