@@ -108,6 +108,12 @@ describe('runAgent statuses', () => {
     expect(events.types()).toEqual(['run_start', 'run_end']);
   });
 
+  it('an empty toolCalls array is a final answer, stored without toolCalls', async () => {
+    const result = await runAgent({ model: scriptedModel([{ content: 'done', toolCalls: [] }]), prompt: 'x' });
+    expect(result).toMatchObject({ status: 'completed', answer: 'done', steps: 1, toolCalls: 0 });
+    expect(result.messages[1]).toEqual({ role: 'assistant', content: 'done' });
+  });
+
   it('model_error: a thrown model error, not appended', async () => {
     const model = scriptedModel([new Error('boom')]);
     const result = await runAgent({ model, prompt: 'x' });

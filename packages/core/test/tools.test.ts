@@ -316,6 +316,22 @@ describe('approval', () => {
     expect(rm.calls).toEqual([]);
   });
 
+  it('readOnly tools that require approval are asked one at a time, never concurrently', async () => {
+    let asking = 0;
+    let peak = 0;
+    const peek = tool('peek', () => 'seen', { readOnly: true, requiresApproval: true });
+    const { results } = await oneBatch([peek], [call('a', 'peek'), call('b', 'peek'), call('c', 'peek')], {
+      approve: async () => {
+        peak = Math.max(peak, ++asking);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        asking--;
+        return true;
+      },
+    });
+    expect(peak).toBe(1);
+    expect(results.map((message) => message.content)).toEqual(['seen', 'seen', 'seen']);
+  });
+
   it('tools without requiresApproval never ask the hook; invalid calls are not put to it', async () => {
     const asked: string[] = [];
     const strict = { ...addTool(), requiresApproval: true };
