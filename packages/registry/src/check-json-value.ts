@@ -1,20 +1,17 @@
 import { formatPath, type PathSegment } from './json-path';
 import type { ResolvedLimits } from './limits';
 
-interface Node {
-  value: unknown;
+/** A container (array or object) waiting to be walked; `parent` links give its path on error. */
+interface Frame {
+  value: object;
   key: PathSegment | undefined;
-  parent: Node | undefined;
+  parent: Frame | undefined;
   depth: number;
 }
 
-type Step = { enter: Node } | { leave: object };
-
-function pathOf(node: Node): string {
-  const segments: PathSegment[] = [];
-  for (let current: Node | undefined = node; current?.key !== undefined; current = current.parent) {
-    segments.push(current.key);
-  }
+function pathOf(parent: Frame | undefined, key: PathSegment | undefined): string {
+  const segments: PathSegment[] = key === undefined ? [] : [key];
+  for (let frame = parent; frame?.key !== undefined; frame = frame.parent) segments.push(frame.key);
   return formatPath(segments.reverse());
 }
 
@@ -71,75 +68,94 @@ export interface JsonValueCheck {
  */
 export function checkJsonValue(value: unknown, limits: ResolvedLimits): JsonValueCheck {
   const errors: string[] = [];
-  const onPath = new Set<object>();
-  const stack: Step[] = [{ enter: { value, key: undefined, parent: undefined, depth: 0 } }];
+  const stack: Frame[] = [];
   let nodes = 0;
-  while (stack.length > 0 && errors.length < limits.maxErrors) {
-    const step = stack.pop()!;
-    if ('leave' in step) {
-      onPath.delete(step.leave);
-      continue;
-    }
-    const node = step.enter;
+
+  /** Checks one value; a container is queued. Returns false when the walk must stop. */
+  const visit = (child: unknown, key: PathSegment | undefined, parent: Frame | undefined, queue: Frame[]): boolean => {
     nodes += 1;
     if (nodes > limits.maxNodes) {
       errors.push(
         `$: the value holds more than ${limits.maxNodes} values (array items and properties); send less data`,
       );
-      break;
+      return false;
     }
-    const current = node.value;
-    if (typeof current === 'object' && current !== null && unreadable.has(current)) {
+    if (typeof child !== 'object' || child === null) {
+      const problem = primitiveProblem(child);
+      if (problem !== undefined) errors.push(`${pathOf(parent, key)}: ${problem}`);
+    } else if (unreadable.has(child)) {
       errors.push(
-        `${pathOf(node)}: reading this property threw (${errorMessage(unreadable.get(current))}); send plain data`,
+        `${pathOf(parent, key)}: reading this property threw (${errorMessage(unreadable.get(child))}); send plain data`,
       );
-      continue;
+    } else {
+      const frame: Frame = { value: child, key, parent, depth: parent === undefined ? 0 : parent.depth + 1 };
+      if (frame.depth < limits.maxDepth) {
+        queue.push(frame);
+        return true;
+      }
+      // A cycle always ends up here (it nests without end), so cycles cost nothing on the common path.
+      const cycle = firstRepeat(frame);
+      errors.push(
+        cycle === undefined
+          ? `${pathOf(parent, key)}: nested more than ${limits.maxDepth} levels deep; send a flatter value`
+          : `${pathOf(cycle.parent, cycle.key)}: circular reference to an enclosing value; JSON cannot contain cycles`,
+      );
+      return false;
     }
-    if (typeof current !== 'object' || current === null) {
-      const problem = primitiveProblem(current);
-      if (problem !== undefined) errors.push(`${pathOf(node)}: ${problem}`);
-      continue;
-    }
-    if (onPath.has(current)) {
-      errors.push(`${pathOf(node)}: circular reference to an enclosing value; JSON cannot contain cycles`);
-      continue;
-    }
-    if (node.depth >= limits.maxDepth) {
-      errors.push(`${pathOf(node)}: nested more than ${limits.maxDepth} levels deep; send a flatter value`);
-      break;
-    }
+    return true;
+  };
+
+  if (!visit(value, undefined, undefined, stack)) return { errors, nodes };
+  const queue: Frame[] = [];
+  while (stack.length > 0 && errors.length < limits.maxErrors) {
+    const frame = stack.pop()!;
+    queue.length = 0;
+    let proceed = true;
     try {
-      pushChildren(node, current, stack, errors);
-      onPath.add(current);
+      proceed = visitChildren(frame, queue, visit, errors);
     } catch (error) {
-      errors.push(`${pathOf(node)}: could not be read (${errorMessage(error)})`);
+      errors.push(`${pathOf(frame.parent, frame.key)}: could not be read (${errorMessage(error)})`);
     }
+    if (!proceed) break;
+    // Reversed, so containers are walked (and report) in document order.
+    for (let index = queue.length - 1; index >= 0; index--) stack.push(queue[index]!);
   }
   return { errors, nodes };
 }
 
-function pushChildren(node: Node, current: object, stack: Step[], errors: string[]): void {
-  const depth = node.depth + 1;
-  if (Array.isArray(current)) {
-    stack.push({ leave: current });
-    // Pushed in reverse so that errors come out in document order.
-    for (let index = current.length - 1; index >= 0; index--) {
-      stack.push({ enter: { value: readChild(current, index), key: index, parent: node, depth } });
+/** The shallowest frame of the chain ending at `deepest` whose value also encloses it, if any. */
+function firstRepeat(deepest: Frame): Frame | undefined {
+  const chain: Frame[] = [];
+  for (let frame: Frame | undefined = deepest; frame !== undefined; frame = frame.parent) chain.push(frame);
+  const seen = new Set<object>();
+  for (let index = chain.length - 1; index >= 0; index--) {
+    const frame = chain[index]!;
+    if (seen.has(frame.value)) return frame;
+    seen.add(frame.value);
+  }
+  return undefined;
+}
+
+type Visit = (child: unknown, key: PathSegment | undefined, parent: Frame | undefined, queue: Frame[]) => boolean;
+
+function visitChildren(frame: Frame, queue: Frame[], visit: Visit, errors: string[]): boolean {
+  const container = frame.value;
+  if (Array.isArray(container)) {
+    for (let index = 0; index < container.length; index++) {
+      if (!visit(readChild(container, index), index, frame, queue)) return false;
     }
-    return;
+    return true;
   }
-  if (!isPlainObject(current)) {
+  if (!isPlainObject(container)) {
     errors.push(
-      `${pathOf(node)}: ${describeNonPlain(current)} is not plain JSON; use null, a boolean, a string, a finite number, an array or a plain object`,
+      `${pathOf(frame.parent, frame.key)}: ${describeNonPlain(container)} is not plain JSON; use null, a boolean, a string, a finite number, an array or a plain object`,
     );
-    return;
+    return true;
   }
-  stack.push({ leave: current });
-  const keys = Object.keys(current);
-  for (let index = keys.length - 1; index >= 0; index--) {
-    const key = keys[index]!;
-    stack.push({ enter: { value: readChild(current, key), key, parent: node, depth } });
+  for (const key of Object.keys(container)) {
+    if (!visit(readChild(container, key), key, frame, queue)) return false;
   }
+  return true;
 }
 
 /** Stand-ins for properties whose getter threw, with the error. A WeakMap, since `instanceof` would run proxy traps. */
