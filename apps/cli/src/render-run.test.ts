@@ -1,6 +1,6 @@
 import type { RunEvent } from '@bridle/events';
 import { describe, expect, it } from 'vitest';
-import { compact, createRunRenderer } from './render-run';
+import { compact, createRunRenderer, summarizeCommandResult } from './render-run';
 import { createStyle } from './style';
 
 function sink() {
@@ -105,5 +105,33 @@ describe('compact', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(compact(cyclic, 20)).toBe('[object Object]');
+  });
+});
+
+describe('summarizeCommandResult', () => {
+  it('shows the exit status and the end of the output', () => {
+    const result = JSON.stringify({
+      exitCode: 1,
+      signal: null,
+      stdout: 'TAP\nnot ok 1\n# pass 2\n# fail 2\n',
+      stderr: '',
+      timedOut: false,
+    });
+    expect(summarizeCommandResult(result, 30)).toBe('exit 1 · … 1 # pass 2 # fail 2');
+    expect(summarizeCommandResult(JSON.stringify({ exitCode: 0, signal: null, stdout: '', stderr: '' }), 30)).toBe(
+      'exit 0',
+    );
+    expect(
+      summarizeCommandResult(JSON.stringify({ exitCode: null, signal: 'SIGKILL', stdout: 'x', timedOut: true }), 30),
+    ).toBe('timed out · x');
+    expect(summarizeCommandResult(JSON.stringify({ exitCode: null, signal: 'SIGTERM', stdout: '' }), 30)).toBe(
+      'killed by SIGTERM',
+    );
+  });
+
+  it('leaves other results alone', () => {
+    expect(summarizeCommandResult('plain text', 30)).toBeUndefined();
+    expect(summarizeCommandResult('{"exitCode": 1, cut…', 30)).toBeUndefined();
+    expect(summarizeCommandResult('{"value":"exitCode"}', 30)).toBeUndefined();
   });
 });

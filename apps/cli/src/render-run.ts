@@ -43,6 +43,36 @@ export function compact(value: unknown, max: number): string {
   return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text;
 }
 
+/**
+ * A command tool result (`{ exitCode, signal, stdout, stderr, timedOut, ... }` as JSON) as one line:
+ * `exit 1 · <the end of its output>`, keeping the end because that is where test runners summarize.
+ * Undefined for any other result.
+ */
+export function summarizeCommandResult(result: string, max: number): string | undefined {
+  if (!result.startsWith('{') || !result.includes('"exitCode"')) return undefined;
+  let value: { exitCode?: unknown; signal?: unknown; stdout?: unknown; stderr?: unknown; timedOut?: unknown };
+  try {
+    value = JSON.parse(result);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || !('exitCode' in value)) return undefined;
+  const status =
+    value.timedOut === true
+      ? 'timed out'
+      : typeof value.signal === 'string'
+        ? `killed by ${value.signal}`
+        : `exit ${String(value.exitCode)}`;
+  const output = [value.stdout, value.stderr]
+    .filter((text): text is string => typeof text === 'string')
+    .join('\n')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const room = Math.max(0, max - status.length - 3);
+  const tail = output.length > room ? `…${output.slice(output.length - room + 1)}` : output;
+  return tail === '' ? status : `${status} · ${tail}`;
+}
+
 /** Builds a {@link RunRenderer}. */
 export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   const { stdout, stderr, style } = options;
@@ -82,7 +112,7 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
           line(style.cyan(`→ ${event.name} ${compact(event.arguments, maxWidth)}`));
           break;
         case 'tool_end': {
-          const result = compact(event.result, maxWidth);
+          const result = summarizeCommandResult(event.result, maxWidth) ?? compact(event.result, maxWidth);
           const took = style.dim(`${Math.round(event.durationMs)}ms`);
           line(
             event.isError

@@ -51,6 +51,8 @@ async function serve(context: CommandContext, flags: ServeFlags): Promise<number
   const { startServer } = await import('@bridle/server');
   const server = await startServer({
     env: io.env,
+    // Signals are handled here, so that this command returns only once the graceful shutdown is over.
+    handleSignals: false,
     ...(flags.host === undefined ? {} : { host: flags.host }),
     ...(flags.port === undefined ? {} : { port: flags.port }),
     ...(flags.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: flags.maxConcurrentRuns }),
@@ -59,6 +61,16 @@ async function serve(context: CommandContext, flags: ServeFlags): Promise<number
     ...(flags.model === undefined ? {} : { modelId: flags.model }),
     ...(flags.system === undefined ? {} : { system: flags.system }),
   });
-  void server;
+  io.stderr.write(`bridle serve: listening on ${server.url} (Ctrl-C or SIGTERM stops it gracefully)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      stopInterrupt();
+      process.off('SIGTERM', stop);
+      io.stderr.write('bridle serve: shutting down (running work may finish first)\n');
+      server.shutdown().then(resolve, resolve);
+    };
+    const stopInterrupt = io.onInterrupt(stop);
+    process.on('SIGTERM', stop);
+  });
   return ExitCode.completed;
 }

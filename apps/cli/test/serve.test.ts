@@ -1,0 +1,53 @@
+import { type FakeProviderServer, fakeOpenAIServer } from '@bridle/testing';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, requireBuild, runCli, startCli } from './cli-process';
+
+beforeAll(requireBuild);
+
+let server: FakeProviderServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const env = (fake: FakeProviderServer) =>
+  cliEnv({
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: fake.baseURL,
+    BRIDLE_MODEL: 'openai:fake-model',
+    LOG_LEVEL: 'silent',
+  });
+
+describe('bridle serve', () => {
+  it('starts the HTTP server with the flags, answers, and stops gracefully on SIGTERM', async () => {
+    server = await fakeOpenAIServer([{ content: 'Served.', usage: { inputTokens: 1, outputTokens: 1 } }]);
+    const serve = startCli(['serve', '--port', '0', '--max-concurrent-runs', '2'], { env: env(server) });
+    await serve.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/, 'stderr');
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(serve.stderr())?.[1] as string;
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    const response = await fetch(`${url}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'hi' }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ answer: 'Served.', status: 'completed' });
+    serve.child.kill('SIGTERM');
+    const result = await serve.exited;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('shutting down');
+  });
+
+  it('exits 2 when the settings are refused (a public host without a token)', async () => {
+    server = await fakeOpenAIServer([]);
+    const result = await runCli(['serve', '--host', '0.0.0.0', '--port', '0'], { env: env(server) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('without an API token');
+  });
+
+  it('exits 2 on a bad port', async () => {
+    const result = await runCli(['serve', '--port', 'http']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("option '--port <port>' argument 'http' is invalid");
+  });
+});
