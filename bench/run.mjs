@@ -1,0 +1,50 @@
+// Runs the benchmarks: each bench/<area>/*.{ts,mjs} is bundled from sources with esbuild (like the published
+// build, without tsx's per-function wrappers) and run with `node --expose-gc`, one after the other.
+// Usage: pnpm bench [area-or-file-filter]      e.g. pnpm bench core
+// Numbers go to stdout; they are not tests and are reported in closing notes, never asserted.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const filter = process.argv[2] ?? '';
+const out = fs.mkdtempSync(path.join(os.tmpdir(), 'bridle-bench-'));
+const files = fs
+  .readdirSync(path.join(root, 'bench'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .flatMap((dir) =>
+    fs
+      .readdirSync(path.join(root, 'bench', dir.name))
+      .filter((file) => /\.(ts|mjs)$/.test(file))
+      .map((file) => path.join('bench', dir.name, file)),
+  )
+  .filter((file) => file.includes(filter))
+  .sort();
+
+let failed = 0;
+for (const file of files) {
+  const bundle = path.join(out, `${file.replaceAll(path.sep, '-')}.mjs`);
+  console.log(`\n=== ${file}`);
+  execFileSync(
+    path.join(root, 'node_modules', '.bin', 'esbuild'),
+    [
+      file,
+      '--bundle',
+      '--platform=node',
+      '--format=esm',
+      '--conditions=@bridle/source',
+      '--log-level=warning',
+      `--outfile=${bundle}`,
+      '--banner:js=import { createRequire as __cr } from "node:module"; const require = __cr(import.meta.url);',
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
+  const result = spawnSync(process.execPath, ['--expose-gc', bundle], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    failed++;
+    console.log(`(${file} exited ${result.status ?? result.signal})`);
+  }
+}
+fs.rmSync(out, { recursive: true, force: true });
+process.exit(failed > 0 ? 1 : 0);
