@@ -54,7 +54,7 @@ export interface ModelErrorBody {
   willRetry: boolean;
 }
 
-/** A tool call began (after validation and approval). */
+/** A tool call of an admitted batch began (emitted for every call, before validation and approval). */
 export interface ToolStartBody {
   type: 'tool_start';
   step: number;
