@@ -1,5 +1,5 @@
 import { anthropic } from '@bridle/anthropic';
-import { openai } from '@bridle/openai';
+import { openai, openaiCompatible } from '@bridle/openai';
 import { ConfigError, type Model } from '@bridle/protocol';
 import { defaultModelId, type Environment } from './default-model-id';
 import { parseModelId } from './parse-model-id';
@@ -11,9 +11,6 @@ export interface ResolveModelOptions {
   /** Anthropic's `max_tokens` per response (the adapter's default when omitted). */
   maxTokens?: number;
 }
-
-/** Placeholder key for local OpenAI-compatible servers (the SDK refuses an empty key; they ignore it). */
-const NO_KEY = 'bridle-no-key';
 
 function read(env: Environment, name: string): string | undefined {
   const value = env[name];
@@ -59,12 +56,9 @@ export function resolveModel(id?: string, options: ResolveModelOptions = {}): Mo
         ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
       });
     }
-    case 'openai-compatible':
-      return openai({
-        model: spec.model,
-        baseURL: spec.baseURL as string,
-        apiKey: read(env, 'OPENAI_COMPATIBLE_API_KEY') ?? NO_KEY,
-        api: 'chat',
-      });
+    case 'openai-compatible': {
+      const apiKey = read(env, 'OPENAI_COMPATIBLE_API_KEY');
+      return openaiCompatible({ model: spec.model, baseURL: spec.baseURL as string, ...(apiKey ? { apiKey } : {}) });
+    }
   }
 }

@@ -1,0 +1,88 @@
+import { ConfigError, type Model } from '@bridle/protocol';
+import { type FakeProviderServer, fakeAnthropicServer, fakeOpenAIServer } from '@bridle/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveModel } from './resolve-model';
+
+let server: FakeProviderServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const usage = { inputTokens: 3, outputTokens: 2 };
+
+function ask(model: Model) {
+  return model.generate({
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [],
+    signal: new AbortController().signal,
+  });
+}
+
+function configError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    expect(ConfigError.isInstance(error)).toBe(true);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('resolveModel', () => {
+  it('builds an OpenAI model from the key and base URL in env', async () => {
+    server = await fakeOpenAIServer([{ content: 'from openai', usage }]);
+    const model = resolveModel('openai:fake-model', {
+      env: { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: server.baseURL },
+    });
+    expect((await ask(model)).content).toBe('from openai');
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-env');
+    expect((server.requests[0]?.body as { model?: string } | undefined)?.model).toBe('fake-model');
+  });
+
+  it('builds an Anthropic model from the key and base URL in env', async () => {
+    server = await fakeAnthropicServer([{ content: 'from anthropic', usage }]);
+    const model = resolveModel('anthropic:claude-test', {
+      env: { ANTHROPIC_API_KEY: 'sk-ant', ANTHROPIC_BASE_URL: server.url },
+    });
+    expect(model.id).toBe('anthropic:claude-test');
+    expect((await ask(model)).content).toBe('from anthropic');
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-ant');
+  });
+
+  it('builds an OpenAI-compatible model that never sends OPENAI_API_KEY', async () => {
+    server = await fakeOpenAIServer([
+      { content: 'local', usage },
+      { content: 'local again', usage },
+    ]);
+    const id = `openai-compatible:${server.baseURL}#llama3.2`;
+    const model = resolveModel(id, { env: { OPENAI_API_KEY: 'sk-secret' } });
+    expect(model.id).toBe(id);
+    expect((await ask(model)).content).toBe('local');
+    expect(server.requests[0]?.path).toBe('/v1/chat/completions');
+    expect(server.requests[0]?.headers.authorization).not.toContain('sk-secret');
+    const keyed = resolveModel(id, { env: { OPENAI_COMPATIBLE_API_KEY: 'sk-local' } });
+    await ask(keyed);
+    expect(server.requests[1]?.headers.authorization).toBe('Bearer sk-local');
+  });
+
+  it('uses the default model id when none is given', () => {
+    expect(resolveModel(undefined, { env: { ANTHROPIC_API_KEY: 'k' } }).id).toBe('anthropic:claude-sonnet-4-5');
+    expect(configError(() => resolveModel(undefined, { env: {} }))).toContain('No model configured');
+  });
+
+  it('names the variable to set when the key is missing', () => {
+    expect(configError(() => resolveModel('openai:gpt-4o-mini', { env: {} }))).toBe(
+      'Model openai:gpt-4o-mini needs OPENAI_API_KEY: set it in the environment or in .env in the working directory, or choose another model with --model / BRIDLE_MODEL.',
+    );
+    expect(
+      configError(() =>
+        resolveModel('anthropic:claude-sonnet-4-5', { env: { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: ' ' } }),
+      ),
+    ).toContain('needs ANTHROPIC_API_KEY');
+  });
+
+  it('rejects a bad id before anything else', () => {
+    expect(configError(() => resolveModel('mistral:large', { env: {} }))).toContain('Unknown model provider "mistral"');
+  });
+});
