@@ -112,24 +112,35 @@ export function createServer(options: ServerOptions = {}): BridleServer {
   const schemas = requestSchemas(config);
 
   installErrorHandling(app);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: they run on every request, and async ones cost a promise each.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   // While shutting down, a finished response also ends its connection, so clients reconnect elsewhere.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (context.state.shuttingDown) reply.header('connection', 'close');
+    done(null, payload);
   });
   registerHealthRoutes(app, context);
   const checkToken = config.apiToken ? bearerCheck(config.apiToken) : undefined;
   app.register(
     async (api) => {
-      api.addHook('onRequest', async (request) => {
+      api.addHook('onRequest', (request, _reply, done) => {
         if (context.state.shuttingDown) {
-          throw new ServerError('shutting_down', 'The server is shutting down: retry on another instance.', {
-            retryAfterSeconds: 5,
-          });
+          done(
+            new ServerError('shutting_down', 'The server is shutting down: retry on another instance.', {
+              retryAfterSeconds: 5,
+            }),
+          );
+          return;
         }
-        checkToken?.(request);
+        try {
+          checkToken?.(request);
+          done();
+        } catch (error) {
+          done(error as Error);
+        }
       });
       registerChatRoute(api, context, schemas.chatBody);
       registerSessionRoutes(api, context, schemas.idParams);

@@ -1,7 +1,9 @@
 /** A place among the running runs. Release it exactly once when the run has ended. */
 export interface RunSlot {
-  /** Aborted when the server gives up on running work (end of the shutdown grace period). */
+  /** Aborted by `abort` or when the server gives up on running work (end of the shutdown grace period). */
   readonly signal: AbortSignal;
+  /** Aborts this run's signal (a client went away, a job was cancelled). */
+  abort(reason: unknown): void;
   release(): void;
 }
 
@@ -70,6 +72,7 @@ export class RunLimiter {
     let released = false;
     return {
       signal: controller.signal,
+      abort: (reason) => controller.abort(reason),
       release: () => {
         if (released) return;
         released = true;

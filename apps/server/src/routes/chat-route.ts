@@ -71,9 +71,9 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext, 
       );
     }
     context.busySessions.add(session.id);
-    const controller = new AbortController();
+    // One signal per run (the slot's): a disconnect, an overflow and the end of a shutdown all abort it.
     const onClose = () => {
-      if (!reply.raw.writableFinished) controller.abort(new Error('the client disconnected'));
+      if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
     };
     reply.raw.once('close', onClose);
     const streaming = wantsEventStream(request.headers.accept);
@@ -87,7 +87,7 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext, 
         messages: [...session.messages, { role: 'user', content: body.prompt }],
         ...(body.maxSteps === undefined ? {} : { maxSteps: body.maxSteps }),
         timeoutMs: context.config.runTimeoutMs,
-        signal: AbortSignal.any([controller.signal, slot.signal]),
+        signal: slot.signal,
         stream: streaming,
         ...(streaming
           ? {
@@ -96,7 +96,7 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext, 
                 sse ??= openSseStream(reply, {
                   headers: { 'x-request-id': request.id, 'x-session-id': session.id },
                   maxBufferBytes: context.config.maxSseBufferBytes,
-                  onOverflow: () => controller.abort(new Error('the client reads the event stream too slowly')),
+                  onOverflow: () => slot.abort(new Error('the client reads the event stream too slowly')),
                 });
                 if (STREAMED.has(event.type))
                   sse.send(event.type === 'run_end' ? { ...event, sessionId: session.id } : event);

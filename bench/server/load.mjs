@@ -1,0 +1,112 @@
+// Load benchmark: req/s of POST /api/chat (instant model) against a bare Fastify route, in the same run.
+// Run from the repo root on bundled sources (like the published build):
+//   npx esbuild bench/server/load.mjs --bundle --platform=node --format=esm --conditions=@bridle/source \
+//     --banner:js="import{createRequire}from'module';const require=createRequire(import.meta.url);" \
+//     --outfile=/tmp/bridle-server-load.mjs && node /tmp/bridle-server-load.mjs
+// Options (env): BENCH_SECONDS per measurement (default 5), CONNECTIONS (default 32), ROUNDS (default 3).
+// The load generator runs in a worker thread (its own event loop) over keep-alive connections; both servers
+// parse the same JSON body and answer JSON. The Bridle route does the full work of a chat request: schema
+// validation, a session created and stored, a run slot, runAgent with its events, the JSON answer.
+import { Agent, request } from 'node:http';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+
+if (isMainThread) await main();
+else await generateLoad(workerData);
+
+async function main() {
+  const { createServer } = await import('@bridle/server');
+  const Fastify = (await import('fastify')).default;
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+  const connections = Number(process.env.CONNECTIONS ?? 32);
+  const rounds = Number(process.env.ROUNDS ?? 3);
+
+  const bare = Fastify({ logger: false });
+  bare.post('/bare', async (req) => ({ answer: `echo: ${req.body.prompt}`, status: 'completed' }));
+  const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
+
+  const instant = {
+    id: 'bench:instant',
+    generate: async (req) => ({
+      content: `echo: ${req.messages.at(-1).content}`,
+      usage: { inputTokens: 1, outputTokens: 1 },
+    }),
+  };
+  const bridle = createServer({ model: instant, env: {}, logger: false, port: 0, maxConcurrentRuns: 4096 });
+  const bridleUrl = await bridle.listen();
+
+  const body = JSON.stringify({ prompt: 'hello' });
+  const targets = [
+    { name: 'bare fastify POST /bare', url: `${bareUrl}/bare` },
+    { name: 'bridle POST /api/chat ', url: `${bridleUrl}/api/chat` },
+  ];
+  const best = new Map();
+  for (let round = 0; round < rounds; round += 1) {
+    for (const target of targets) {
+      await measure(target.url, body, connections, 1); // warm-up
+      const result = await measure(target.url, body, connections, seconds);
+      if (result.errors) throw new Error(`${target.name}: ${result.errors} failed requests (${result.firstError})`);
+      const rate = result.completed / seconds;
+      console.log(`round ${round + 1}  ${target.name}  ${rate.toFixed(0)} req/s`);
+      best.set(target.name, Math.max(best.get(target.name) ?? 0, rate));
+    }
+  }
+  const [bareRate, bridleRate] = targets.map((target) => best.get(target.name));
+  console.log(`best of ${rounds}: bare ${bareRate.toFixed(0)} req/s, bridle ${bridleRate.toFixed(0)} req/s`);
+  console.log(`bridle /api/chat = ${((bridleRate / bareRate) * 100).toFixed(1)}% of bare (target >= 50%)`);
+  await bridle.shutdown();
+  await bare.close();
+}
+
+function measure(url, body, connections, seconds) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL(import.meta.url), { workerData: { url, body, connections, seconds } });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+}
+
+async function generateLoad({ url, body, connections, seconds }) {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const target = new URL(url);
+  const deadline = Date.now() + seconds * 1000;
+  let completed = 0;
+  let errors = 0;
+  let firstError;
+  const once = () =>
+    new Promise((resolve) => {
+      const req = request(
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            if (res.statusCode === 200) completed += 1;
+            else {
+              errors += 1;
+              firstError ??= `status ${res.statusCode}`;
+            }
+            resolve();
+          });
+        },
+      );
+      req.on('error', (error) => {
+        errors += 1;
+        firstError ??= error.message;
+        resolve();
+      });
+      req.end(body);
+    });
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < deadline) await once();
+    }),
+  );
+  agent.destroy();
+  parentPort.postMessage({ completed, errors, firstError });
+}
