@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProviderError } from '@bridle/protocol';
 import { type FakeProviderServer, fakeAnthropicServer, fakeOpenAIServer } from '@bridle/testing';
@@ -199,5 +199,55 @@ describe('bridle run', () => {
     const result = await cli.exited;
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(/✗ aborted/);
+  });
+
+  it('works in --workspace with --allow-command presets: file tools and a parameterised command, no shell', async () => {
+    server = await fakeOpenAIServer([
+      { content: '', toolCalls: [{ id: 'c1', name: 'write_file', arguments: { path: 'hello.js', content: 'console.log("hi " + process.argv[2])' } }], usage },
+      { content: '', toolCalls: [{ id: 'c2', name: 'run_command', arguments: { command: 'node', params: { script: 'hello.js', arg: 'there; rm -rf /' } } }], usage },
+      { content: 'It printed the greeting.', usage },
+    ]);
+    const cwd = tempDir();
+    mkdirSync(join(cwd, 'project'));
+    const result = await runCli(['run', 'Write and run hello.js', '--workspace', 'project', '--allow-command', `node=${process.execPath} {script} {arg}`], {
+      env: openaiEnv(server),
+      cwd,
+    });
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(cwd, 'project', 'hello.js'), 'utf8')).toContain('console.log');
+    expect(result.stderr).toMatch(/^← run_command \d+ms exit 0 · hi there; rm -rf \/$/m);
+    const tools = JSON.stringify((server.requests[0]?.body as { tools?: unknown } | undefined)?.tools);
+    expect(tools).toContain('read_file');
+    expect(tools).toContain('run_command');
+  });
+
+  it('keeps file tools inside the workspace', async () => {
+    server = await fakeOpenAIServer([
+      { content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: '../secret.txt' } }], usage },
+      { content: 'I cannot read that.', usage },
+    ]);
+    const cwd = tempDir();
+    mkdirSync(join(cwd, 'project'));
+    writeFileSync(join(cwd, 'secret.txt'), 'top secret');
+    const result = await runCli(['run', 'Read ../secret.txt', '--workspace', 'project'], { env: openaiEnv(server), cwd });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^✗ read_file/m);
+    expect(JSON.stringify(server.requests[1]?.body)).not.toContain('top secret');
+  });
+
+  it('loads a SKILL.md folder with --skill, tools from the built-in catalogue', async () => {
+    server = await fakeOpenAIServer([{ content: 'Arr.', usage }]);
+    const cwd = tempDir();
+    mkdirSync(join(cwd, 'pirate'));
+    writeFileSync(join(cwd, 'pirate', 'SKILL.md'), '---\nname: pirate\ndescription: Talks like a pirate.\ntools: [calculator]\n---\nAnswer like a pirate.\n');
+    const result = await runCli(['run', 'hi', '--skill', './pirate'], { env: openaiEnv(server), cwd });
+    expect(result.code).toBe(0);
+    const body = JSON.stringify(server.requests[0]?.body);
+    expect(body).toContain('<skill name=\\"pirate\\">\\nAnswer like a pirate.\\n</skill>');
+    expect(body).toContain('calculator');
+    expect(body).not.toContain('http_fetch');
+    const bad = await runCli(['run', 'hi', '--skill', './nowhere'], { env: openaiEnv(server), cwd });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('No skill at');
   });
 });
