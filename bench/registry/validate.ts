@@ -6,8 +6,9 @@
  * Schema tool (valid and invalid arguments), a zod tool, a raw JSON string, a 1,000-item array, the
  * 10,000-deep refusal, and the one-time cost of building a registry (meta-check + Ajv compile).
  */
-import { defineTool, ToolRegistry, validate } from '../../packages/registry/src/index';
+
 import { z } from 'zod';
+import { defineTool, ToolRegistry, validate } from '../../packages/registry/src/index';
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -30,7 +31,11 @@ const readFile = {
   description: 'Read a file',
   parameters: {
     type: 'object',
-    properties: { path: { type: 'string', minLength: 1 }, startLine: { type: 'integer', minimum: 1 }, endLine: { type: 'integer', minimum: 1 } },
+    properties: {
+      path: { type: 'string', minLength: 1 },
+      startLine: { type: 'integer', minimum: 1 },
+      endLine: { type: 'integer', minimum: 1 },
+    },
     required: ['path'],
     additionalProperties: false,
   },
@@ -45,7 +50,10 @@ const search = defineTool({
 const batch = {
   name: 'batch',
   description: 'Many items',
-  parameters: { type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' } } } } } },
+  parameters: {
+    type: 'object',
+    properties: { items: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' } } } } },
+  },
   execute: () => '',
 };
 const registry = new ToolRegistry([readFile, search, batch]);
