@@ -203,16 +203,46 @@ describe('bridle run', () => {
 
   it('works in --workspace with --allow-command presets: file tools and a parameterised command, no shell', async () => {
     server = await fakeOpenAIServer([
-      { content: '', toolCalls: [{ id: 'c1', name: 'write_file', arguments: { path: 'hello.js', content: 'console.log("hi " + process.argv[2])' } }], usage },
-      { content: '', toolCalls: [{ id: 'c2', name: 'run_command', arguments: { command: 'node', params: { script: 'hello.js', arg: 'there; rm -rf /' } } }], usage },
+      {
+        content: '',
+        toolCalls: [
+          {
+            id: 'c1',
+            name: 'write_file',
+            arguments: { path: 'hello.js', content: 'console.log("hi " + process.argv[2])' },
+          },
+        ],
+        usage,
+      },
+      {
+        content: '',
+        toolCalls: [
+          {
+            id: 'c2',
+            name: 'run_command',
+            arguments: { command: 'node', params: { script: 'hello.js', arg: 'there; rm -rf /' } },
+          },
+        ],
+        usage,
+      },
       { content: 'It printed the greeting.', usage },
     ]);
     const cwd = tempDir();
     mkdirSync(join(cwd, 'project'));
-    const result = await runCli(['run', 'Write and run hello.js', '--workspace', 'project', '--allow-command', `node=${process.execPath} {script} {arg}`], {
-      env: openaiEnv(server),
-      cwd,
-    });
+    const result = await runCli(
+      [
+        'run',
+        'Write and run hello.js',
+        '--workspace',
+        'project',
+        '--allow-command',
+        `node=${process.execPath} {script} {arg}`,
+      ],
+      {
+        env: openaiEnv(server),
+        cwd,
+      },
+    );
     expect(result.code).toBe(0);
     expect(readFileSync(join(cwd, 'project', 'hello.js'), 'utf8')).toContain('console.log');
     expect(result.stderr).toMatch(/^← run_command \d+ms exit 0 · hi there; rm -rf \/$/m);
@@ -229,7 +259,10 @@ describe('bridle run', () => {
     const cwd = tempDir();
     mkdirSync(join(cwd, 'project'));
     writeFileSync(join(cwd, 'secret.txt'), 'top secret');
-    const result = await runCli(['run', 'Read ../secret.txt', '--workspace', 'project'], { env: openaiEnv(server), cwd });
+    const result = await runCli(['run', 'Read ../secret.txt', '--workspace', 'project'], {
+      env: openaiEnv(server),
+      cwd,
+    });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^✗ read_file/m);
     expect(JSON.stringify(server.requests[1]?.body)).not.toContain('top secret');
@@ -239,7 +272,10 @@ describe('bridle run', () => {
     server = await fakeOpenAIServer([{ content: 'Arr.', usage }]);
     const cwd = tempDir();
     mkdirSync(join(cwd, 'pirate'));
-    writeFileSync(join(cwd, 'pirate', 'SKILL.md'), '---\nname: pirate\ndescription: Talks like a pirate.\ntools: [calculator]\n---\nAnswer like a pirate.\n');
+    writeFileSync(
+      join(cwd, 'pirate', 'SKILL.md'),
+      '---\nname: pirate\ndescription: Talks like a pirate.\ntools: [calculator]\n---\nAnswer like a pirate.\n',
+    );
     const result = await runCli(['run', 'hi', '--skill', './pirate'], { env: openaiEnv(server), cwd });
     expect(result.code).toBe(0);
     const body = JSON.stringify(server.requests[0]?.body);
