@@ -3,7 +3,7 @@
 //   npx esbuild bench/server/load.mjs --bundle --platform=node --format=esm --conditions=@bridle/source \
 //     --banner:js="import{createRequire}from'module';const require=createRequire(import.meta.url);" \
 //     --outfile=/tmp/bridle-server-load.mjs && node /tmp/bridle-server-load.mjs
-// Options (env): BENCH_SECONDS per measurement (default 5), CONNECTIONS (default 32), ROUNDS (default 3).
+// Arguments: [seconds per measurement = 5] [connections = 32] [rounds = 3]; the best round of each is reported.
 // The load generator runs in a worker thread (its own event loop) over keep-alive connections; both servers
 // parse the same JSON body and answer JSON. The Bridle route does the full work of a chat request: schema
 // validation, a session created and stored, a run slot, runAgent with its events, the JSON answer.
@@ -16,9 +16,7 @@ else await generateLoad(workerData);
 async function main() {
   const { createServer } = await import('@bridle/server');
   const Fastify = (await import('fastify')).default;
-  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  const connections = Number(process.env.CONNECTIONS ?? 32);
-  const rounds = Number(process.env.ROUNDS ?? 3);
+  const [seconds = 5, connections = 32, rounds = 3] = process.argv.slice(2).map(Number);
 
   const bare = Fastify({ logger: false });
   bare.post('/bare', async (req) => ({ answer: `echo: ${req.body.prompt}`, status: 'completed' }));

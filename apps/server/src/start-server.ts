@@ -20,19 +20,17 @@ export interface StartedServer extends BridleServer {
 export async function startServer(options: StartServerOptions = {}): Promise<StartedServer> {
   const server = createServer(options);
   const url = await server.listen();
-  if (options.handleSignals !== false) {
-    const onSignal = (signal: NodeJS.Signals) => {
-      server.app.log.info({ signal }, 'shutting down');
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      void server.shutdown();
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-    server.app.addHook('onClose', async () => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-    });
-  }
-  return { ...server, url };
+  if (options.handleSignals === false) return { ...server, url };
+  const onSignal = (signal: NodeJS.Signals) => {
+    server.app.log.info({ signal }, 'shutting down');
+    void shutdown();
+  };
+  const shutdown = () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    return server.shutdown();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return { ...server, url, shutdown };
 }
