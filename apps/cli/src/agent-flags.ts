@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { BUILT_IN_SKILLS } from './agent-setup';
+import { BUILT_IN_SKILLS } from './built-in-skills';
 import { type CliCommandPreset, parseCommandPreset } from './command-preset';
 import { collect, duration, nonNegativeInteger, positiveInteger } from './parse-options';
 

@@ -12,10 +12,8 @@ import {
   type Skill,
 } from '@bridle/skills';
 import { Workspace } from '@bridle/workspace-tools';
+import { BUILT_IN_SKILLS } from './built-in-skills';
 import type { CliCommandPreset } from './command-preset';
-
-/** The built-in skills `--skill` accepts by name. */
-export const BUILT_IN_SKILLS = ['assistant', 'coding', 'analyst'] as const;
 
 /** The agent flags shared by `run`, `chat` and `batch`, as commander parsed them. */
 export interface AgentFlags {

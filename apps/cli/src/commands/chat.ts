@@ -1,22 +1,11 @@
-import { createInterface } from 'node:readline';
-import { Agent } from '@bridle/core';
-import type { RunEvent } from '@bridle/events';
-import type { Usage } from '@bridle/protocol';
 import { Command, Option } from 'commander';
+import type { ChatFlags } from '../actions/chat-action';
 import { addAgentFlags } from '../agent-flags';
-import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import type { CommandContext } from '../command-context';
-import { ExitCode } from '../exit-code';
 import { positiveInteger } from '../parse-options';
-import { createRunRenderer, type RunRenderer } from '../render-run';
 
-interface ChatFlags extends AgentFlags {
-  memoryChars?: number;
-  memoryTokens?: number;
-  compact?: boolean;
-}
-
-const HELP =
+/** The commands inside `bridle chat`. */
+export const CHAT_HELP =
   '/reset  forget the conversation\n/usage  tokens and runs so far\n/exit   leave (or Ctrl-D)\nCtrl-C cancels the answer in progress and keeps the conversation.';
 
 /** `bridle chat`: a REPL over one `Agent`, so the conversation carries from turn to turn. */
@@ -42,121 +31,9 @@ export function chatCommand(context: CommandContext): Command {
       '--compact',
       'summarize the dropped part of the conversation with the model instead of dropping it (needs --memory-chars or --memory-tokens)',
     )
-    .addHelpText('after', `\nIn the chat:\n${HELP}`)
+    .addHelpText('after', `\nIn the chat:\n${CHAT_HELP}`)
     .action(async (flags: ChatFlags) => {
-      context.setExitCode(await chat(context, flags));
+      context.setExitCode(await (await import('../actions/chat-action')).chatAction(context, flags));
     });
   return command;
-}
-
-async function chat(context: CommandContext, flags: ChatFlags): Promise<number> {
-  const { io, errorStyle: style } = context;
-  if (flags.compact && flags.memoryChars === undefined && flags.memoryTokens === undefined) {
-    io.stderr.write(style.red('bridle: --compact needs a budget: add --memory-chars N or --memory-tokens N.\n'));
-    return ExitCode.usage;
-  }
-  const setup = await buildAgentSetup(flags, io);
-  let renderer: RunRenderer | undefined;
-  const memoryBudget =
-    flags.memoryTokens !== undefined
-      ? { maxTokens: flags.memoryTokens }
-      : flags.memoryChars !== undefined
-        ? { maxContextChars: flags.memoryChars }
-        : undefined;
-  const agent = new Agent({
-    model: setup.model,
-    tools: setup.tools,
-    ...(setup.system === undefined ? {} : { system: setup.system }),
-    ...setup.limits,
-    stream: true,
-    onEvent: (event: RunEvent) => renderer?.onEvent(event),
-    ...(memoryBudget ? { memory: { ...memoryBudget, compact: flags.compact === true } } : {}),
-  });
-
-  const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
-  const lines = createInterface({ input: io.stdin, output: io.stdout, terminal: interactive });
-  lines.setPrompt(context.outputStyle.bold('› '));
-  const usage: Usage = { inputTokens: 0, outputTokens: 0 };
-  let runs = 0;
-  let running: AbortController | undefined;
-  let idleInterrupts = 0;
-
-  const onInterrupt = () => {
-    if (running) {
-      running.abort(new Error('Cancelled with Ctrl-C'));
-      return;
-    }
-    idleInterrupts++;
-    if (idleInterrupts >= 2) lines.close();
-    else {
-      io.stderr.write(style.dim('\n(Ctrl-C again, Ctrl-D or /exit to leave)\n'));
-      if (interactive) lines.prompt();
-    }
-  };
-  const stopListening = io.onInterrupt(onInterrupt);
-  lines.on('SIGINT', onInterrupt);
-
-  io.stderr.write(
-    style.dim(
-      `bridle chat · ${setup.modelId} · skills: ${setup.skills.map((skill) => skill.name).join(', ') || 'none'} · /help for commands\n`,
-    ),
-  );
-  if (interactive) lines.prompt();
-  try {
-    for await (const raw of lines) {
-      idleInterrupts = 0;
-      const line = raw.trim();
-      if (line === '') {
-        if (interactive) lines.prompt();
-        continue;
-      }
-      if (line.startsWith('/')) {
-        const done = handleCommand(line);
-        if (done) break;
-        if (interactive) lines.prompt();
-        continue;
-      }
-      running = new AbortController();
-      renderer = createRunRenderer({ stdout: io.stdout, stderr: io.stderr, style });
-      try {
-        const result = await agent.run(line, { signal: running.signal });
-        renderer.finish(result);
-        runs++;
-        usage.inputTokens += result.usage.inputTokens;
-        usage.outputTokens += result.usage.outputTokens;
-      } finally {
-        running = undefined;
-        renderer = undefined;
-      }
-      if (interactive) lines.prompt();
-    }
-  } finally {
-    stopListening();
-    lines.close();
-  }
-  return ExitCode.completed;
-
-  function handleCommand(line: string): boolean {
-    const [name] = line.split(/\s+/);
-    switch (name) {
-      case '/exit':
-      case '/quit':
-        return true;
-      case '/reset':
-        agent.reset();
-        io.stderr.write(style.dim('(conversation cleared)\n'));
-        return false;
-      case '/usage':
-        io.stderr.write(
-          `${runs} ${runs === 1 ? 'run' : 'runs'} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens · ${agent.messages.length} messages kept\n`,
-        );
-        return false;
-      case '/help':
-        io.stderr.write(`${HELP}\n`);
-        return false;
-      default:
-        io.stderr.write(style.yellow(`Unknown command ${name}: use /reset, /usage, /exit or /help.\n`));
-        return false;
-    }
-  }
 }

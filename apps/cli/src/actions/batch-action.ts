@@ -1,0 +1,108 @@
+import { resolve } from 'node:path';
+import { type BatchResult, runBatch } from '@bridle/batch';
+import { ConfigError } from '@bridle/protocol';
+import { type AgentFlags, buildAgentSetup } from '../agent-setup';
+import { readBatchInput } from '../batch-input';
+import { openResultAppender, readDoneIds, toResultLine } from '../batch-output';
+import { createBatchProgressView } from '../batch-progress';
+import type { CommandContext } from '../command-context';
+import { ExitCode } from '../exit-code';
+
+/** Flags of `bridle batch`. */
+export interface BatchFlags extends AgentFlags {
+  out: string;
+  concurrency: number;
+  retries: number;
+}
+
+/** The `batch` command's work; resolves with the exit code. */
+export async function batchAction(context: CommandContext, inputFile: string, flags: BatchFlags): Promise<number> {
+  const { io, errorStyle: style } = context;
+  const inputPath = resolve(io.cwd, inputFile);
+  const outPath = resolve(io.cwd, flags.out);
+  if (inputPath === outPath)
+    throw new ConfigError('--out must be a different file from the input: results are appended to it.');
+  const setup = await buildAgentSetup(flags, io);
+  const { items, bad } = await readBatchInput(inputPath).catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError(
+      `Cannot read the input ${inputPath}: ${error.code === 'ENOENT' ? 'no such file' : error.message}.`,
+      { cause: error },
+    );
+  });
+  for (const entry of bad) io.stderr.write(style.yellow(`${inputFile}:${entry.line}: skipped: ${entry.error}\n`));
+  const done = readDoneIds(outPath);
+  const todo = items.filter((item) => !done.has(item.id));
+  const skipped = items.length - todo.length;
+  io.stderr.write(
+    style.dim(
+      `${todo.length} to run${skipped > 0 ? `, ${skipped} already in ${flags.out}` : ''}${bad.length > 0 ? `, ${bad.length} bad ${bad.length === 1 ? 'line' : 'lines'}` : ''} · ${setup.modelId} · concurrency ${flags.concurrency}\n`,
+    ),
+  );
+
+  const appender = openResultAppender(outPath);
+  const view = createBatchProgressView(io.stderr, style, todo.length);
+  const controller = new AbortController();
+  const stopListening = io.onInterrupt(() => controller.abort(new Error('Interrupted (Ctrl-C)')));
+  const started = Date.now();
+  let results: BatchResult[] = [];
+  try {
+    results = await runBatch(todo, {
+      agent: {
+        model: setup.model,
+        tools: setup.tools,
+        ...(setup.system === undefined ? {} : { system: setup.system }),
+        ...setup.limits,
+      },
+      concurrency: flags.concurrency,
+      retry: { maxRetries: flags.retries },
+      signal: controller.signal,
+      onResult(result) {
+        // Aborted items are not recorded, so a rerun picks them up.
+        if (result.status === 'aborted') return;
+        appender.append(toResultLine(result));
+        view.result(result);
+      },
+      onProgress: (snapshot) => view.progress(snapshot),
+    });
+  } finally {
+    view.stop();
+    stopListening();
+    appender.close();
+  }
+  return summarize(context, {
+    results,
+    skipped,
+    bad: bad.length,
+    outFile: flags.out,
+    ms: Date.now() - started,
+    interrupted: controller.signal.aborted,
+  });
+}
+
+function summarize(
+  context: CommandContext,
+  summary: { results: BatchResult[]; skipped: number; bad: number; outFile: string; ms: number; interrupted: boolean },
+): number {
+  const { io, errorStyle: style } = context;
+  const completed = summary.results.filter((result) => result.status === 'completed').length;
+  const notRun = summary.results.filter((result) => result.status === 'aborted').length;
+  const failed = summary.results.length - completed - notRun;
+  const tokens = summary.results.reduce(
+    (sum, result) => ({ in: sum.in + result.usage.inputTokens, out: sum.out + result.usage.outputTokens }),
+    { in: 0, out: 0 },
+  );
+  const parts = [`${completed} completed`, `${failed} failed`];
+  if (notRun > 0) parts.push(`${notRun} not finished`);
+  if (summary.skipped > 0) parts.push(`${summary.skipped} skipped (already done)`);
+  if (summary.bad > 0) parts.push(`${summary.bad} bad ${summary.bad === 1 ? 'line' : 'lines'}`);
+  parts.push(`${tokens.in} in / ${tokens.out} out tokens`, `${(summary.ms / 1000).toFixed(1)}s`);
+  const line = `${summary.interrupted ? 'Interrupted' : 'Done'}: ${parts.join(' · ')} → ${summary.outFile}`;
+  io.stderr.write(`${failed > 0 || summary.bad > 0 || summary.interrupted ? style.yellow(line) : style.green(line)}\n`);
+  if (summary.interrupted) {
+    io.stderr.write(
+      style.dim('Run the same command again to resume: the ids already in the results file are skipped.\n'),
+    );
+    return ExitCode.interrupted;
+  }
+  return failed > 0 || summary.bad > 0 ? ExitCode.failed : ExitCode.completed;
+}

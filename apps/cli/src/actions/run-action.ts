@@ -1,0 +1,82 @@
+import { runAgent } from '@bridle/core';
+import { type EventObserver, jsonlSink } from '@bridle/events';
+import { ConfigError } from '@bridle/protocol';
+import { type AgentFlags, buildAgentSetup } from '../agent-setup';
+import type { CommandContext } from '../command-context';
+import { exitCodeForStatus } from '../exit-code';
+import { readAll } from '../read-all';
+import { createRunRenderer } from '../render-run';
+
+/** Flags of `bridle run`. */
+export interface RunFlags extends AgentFlags {
+  json?: boolean;
+  trace?: string;
+}
+
+/** The `run` command's work; resolves with the exit code. */
+export async function runAction(
+  context: CommandContext,
+  promptArgument: string | undefined,
+  flags: RunFlags,
+): Promise<number> {
+  const { io } = context;
+  const prompt = await resolvePrompt(context, promptArgument);
+  const setup = await buildAgentSetup(flags, io);
+  const observers: EventObserver[] = [];
+  const renderer = flags.json
+    ? undefined
+    : createRunRenderer({ stdout: io.stdout, stderr: io.stderr, style: context.errorStyle });
+  if (renderer) observers.push(renderer.onEvent);
+  const trace = flags.trace === undefined ? undefined : await openTrace(context, flags.trace);
+  if (trace) observers.push(trace.onEvent);
+
+  const controller = new AbortController();
+  const stopListening = io.onInterrupt(() => controller.abort(new Error('Interrupted (Ctrl-C)')));
+  try {
+    const result = await runAgent({
+      model: setup.model,
+      tools: setup.tools,
+      ...(setup.system === undefined ? {} : { system: setup.system }),
+      prompt,
+      ...setup.limits,
+      signal: controller.signal,
+      stream: !flags.json,
+      onEvent: observers,
+    });
+    if (renderer) renderer.finish(result);
+    else io.stdout.write(`${JSON.stringify({ model: setup.modelId, ...result })}\n`);
+    return exitCodeForStatus(result.status);
+  } finally {
+    stopListening();
+    await trace?.close();
+  }
+}
+
+async function resolvePrompt(context: CommandContext, prompt: string | undefined): Promise<string> {
+  if (prompt !== undefined && prompt !== '-') {
+    if (prompt.trim() === '')
+      throw new ConfigError(
+        'The prompt is empty: say what the agent should do, e.g. bridle run "What time is it in Tokyo?".',
+      );
+    return prompt;
+  }
+  if (context.io.stdin.isTTY && prompt === undefined) {
+    throw new ConfigError(
+      'No prompt: pass one (bridle run "What time is it?") or pipe it in (echo "..." | bridle run -).',
+    );
+  }
+  const text = (await readAll(context.io.stdin)).trim();
+  if (text === '')
+    throw new ConfigError('The prompt read from stdin is empty: pipe the prompt text in, or pass it as an argument.');
+  return text;
+}
+
+async function openTrace(context: CommandContext, file: string) {
+  const { resolve } = await import('node:path');
+  const path = resolve(context.io.cwd, file);
+  try {
+    return jsonlSink(path);
+  } catch (error) {
+    throw new ConfigError(`Cannot write the trace to ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
