@@ -1,6 +1,14 @@
 #!/usr/bin/env node
 import { main } from './main';
 
+// A reader that goes away (`bridle run ... | head -1`) is not an error worth a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
   // Exit once output is flushed even if a misbehaving provider socket or tool keeps the event loop alive.
