@@ -15,7 +15,7 @@ export function integerOption(
 ): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min} (a safe integer)` : `from ${min} to ${max}`;
     invalidOption(name, `an integer ${range}`, value);
   }
   return value;

@@ -82,7 +82,7 @@ function resolveMessages(options: RunAgentOptions): { prompt: string | undefined
 function resolveMaxToolCalls(value: unknown): number {
   if (value === undefined || value === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
-    invalidOption('maxToolCalls', 'an integer >= 0 or Infinity', value);
+    invalidOption('maxToolCalls', 'an integer >= 0 (a safe integer) or Infinity', value);
   return value;
 }
 

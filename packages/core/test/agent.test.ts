@@ -94,7 +94,7 @@ describe('Agent', () => {
 
   it('invalid options throw at construction; a second concurrent run is refused', async () => {
     expect(() => new Agent({ model: scriptedModel([]), maxSteps: 0 })).toThrow(
-      'Invalid option maxSteps: expected an integer >= 1, got number 0.',
+      'Invalid option maxSteps: expected an integer >= 1 (a safe integer), got number 0.',
     );
     expect(() => new Agent({ model: scriptedModel([]), prompt: 'x' } as never)).toThrow(/^Unknown option prompt/);
     const agent = new Agent({ model: scriptedModel([(request) => untilAborted(request.signal)]), timeoutMs: 20 });

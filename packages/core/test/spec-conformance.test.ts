@@ -1,0 +1,469 @@
+// Black-box conformance to SPEC "@bridle/core" (options, limits, tool dispatch, results, scheduling).
+// One `it` per SPEC sentence that states a behaviour; only the public API is used. The rest of SPEC
+// (retries, events, cancellation, Agent, output, context) is in spec-conformance-run.test.ts.
+import { boundToolResult } from '@bridle/context';
+import { BridleError, ConfigError, type Message, type Tool, TranscriptError } from '@bridle/protocol';
+import { expectValidTranscript, faultyModel, scriptedModel } from '@bridle/testing';
+import { describe, expect, it } from 'vitest';
+import { runAgent } from '../src/index';
+import { ask, type Deferred, deferred, doubleTool, probeTool, settle } from './conformance-helpers';
+
+const answer = { content: 'done' };
+
+describe('SPEC: invalid options reject with ConfigError before any model call', () => {
+  const cases: [string, Record<string, unknown>][] = [
+    ['both prompt and messages', { prompt: 'hi', messages: [{ role: 'user', content: 'hi' }] }],
+    ['neither prompt nor messages', {}],
+    ['maxSteps 0', { prompt: 'hi', maxSteps: 0 }],
+    ['maxSteps 1.5', { prompt: 'hi', maxSteps: 1.5 }],
+    ['maxSteps Infinity', { prompt: 'hi', maxSteps: Number.POSITIVE_INFINITY }],
+    ['maxSteps NaN', { prompt: 'hi', maxSteps: Number.NaN }],
+    ['maxSteps beyond safe integers', { prompt: 'hi', maxSteps: 2 ** 53 }],
+    ['maxToolCalls -1', { prompt: 'hi', maxToolCalls: -1 }],
+    ['maxToolCalls 0.5', { prompt: 'hi', maxToolCalls: 0.5 }],
+    ['maxToolCalls NaN', { prompt: 'hi', maxToolCalls: Number.NaN }],
+    ['toolConcurrency 0', { prompt: 'hi', toolConcurrency: 0 }],
+    ['timeoutMs 0', { prompt: 'hi', timeoutMs: 0 }],
+    ['timeoutMs -5', { prompt: 'hi', timeoutMs: -5 }],
+    ['retry.maxRetries -1', { prompt: 'hi', retry: { maxRetries: -1 } }],
+    ['context.maxToolResultChars 0', { prompt: 'hi', context: { maxToolResultChars: 0 } }],
+    ['context.maxContextChars -1', { prompt: 'hi', context: { maxContextChars: -1 } }],
+  ];
+  for (const [name, options] of cases) {
+    it(`rejects ${name}`, async () => {
+      const model = scriptedModel([answer]);
+      await expect(runAgent({ model, ...options } as never)).rejects.toBeInstanceOf(ConfigError);
+      expect(model.requests).toHaveLength(0);
+    });
+  }
+
+  it('names the option and the accepted range', async () => {
+    const model = scriptedModel([answer]);
+    await expect(runAgent({ model, prompt: 'hi', maxSteps: 0 })).rejects.toThrow(
+      'Invalid option maxSteps: expected an integer >= 1 (a safe integer), got number 0.',
+    );
+    // 2^53 is an integer >= 1, so the message must say why it is refused.
+    await expect(runAgent({ model, prompt: 'hi', maxSteps: 2 ** 53 })).rejects.toThrow(/safe integer/);
+    await expect(runAgent({ model, prompt: 'hi', maxToolCalls: -1 })).rejects.toThrow(
+      'Invalid option maxToolCalls: expected an integer >= 0 (a safe integer) or Infinity, got number -1.',
+    );
+  });
+
+  it('accepts maxToolCalls 0 and Infinity', async () => {
+    for (const maxToolCalls of [0, Number.POSITIVE_INFINITY]) {
+      const result = await runAgent({ model: scriptedModel([answer]), prompt: 'hi', maxToolCalls });
+      expect(result.status).toBe('completed');
+    }
+  });
+
+  // SPEC: "Invalid options reject with ConfigError", and `messages` must be a transcript to continue.
+  // Decision: an invalid transcript is an invalid option, so it rejects before any model call; we accept
+  // either the general ConfigError or the specific TranscriptError (both BridleErrors), as long as the
+  // caller learns which one: a TranscriptError (code invalid_transcript) is what assertTranscript throws.
+  it('rejects a `messages` transcript that fails assertTranscript, before any model call', async () => {
+    const model = scriptedModel([answer]);
+    const invalid: Message[] = [{ role: 'assistant', content: 'I speak first' }];
+    const error = await runAgent({ model, messages: invalid }).catch((caught: unknown) => caught);
+    expect(error instanceof ConfigError || error instanceof TranscriptError).toBe(true);
+    expect(BridleError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/messages.*must start with a user message/);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('never mutates the `messages` it continues', async () => {
+    const messages: Message[] = [{ role: 'user', content: 'hi' }];
+    const frozen = structuredClone(messages);
+    const result = await runAgent({ model: scriptedModel([answer]), messages });
+    expect(messages).toEqual(frozen);
+    expect(result.messages).toEqual([...frozen, { role: 'assistant', content: 'done' }]);
+  });
+});
+
+describe('SPEC: steps and toolCalls accounting', () => {
+  it('steps counts model calls that returned a response; retried failures do not count', async () => {
+    const model = faultyModel(scriptedModel([answer]), {
+      0: { type: 'provider_error', code: 'rate_limited' },
+      1: { type: 'provider_error', code: 'server' },
+    });
+    const result = await runAgent({ model, prompt: 'hi', retry: { baseDelayMs: 1, maxDelayMs: 1 } });
+    expect(result.status).toBe('completed');
+    expect(model.requests).toHaveLength(3);
+    expect(result.steps).toBe(1);
+  });
+
+  it('toolCalls counts every call of admitted batches, failed ones included', async () => {
+    const double = doubleTool();
+    const model = scriptedModel([
+      ask(['c1', 'double', { a: 1 }], ['c2', 'nope']),
+      ask(['c3', 'double', { a: 'x' }], ['c4', 'double', { a: 2 }], ['c5', 'double', { a: 3 }]),
+      answer,
+    ]);
+    const result = await runAgent({ model, tools: [double], prompt: 'hi' });
+    expect(result).toMatchObject({ status: 'completed', steps: 3, toolCalls: 5 });
+    expect(double.calls).toEqual([{ a: 1 }, { a: 2 }, { a: 3 }]);
+  });
+
+  it('when the last allowed step asks for tools, that batch still runs, then step_limit', async () => {
+    const double = doubleTool();
+    const model = scriptedModel([ask(['c1', 'double', { a: 1 }]), ask(['c2', 'double', { a: 2 }]), answer]);
+    const result = await runAgent({ model, tools: [double], prompt: 'hi', maxSteps: 2 });
+    expect(result).toMatchObject({ status: 'step_limit', steps: 2, toolCalls: 2 });
+    expect(model.requests).toHaveLength(2);
+    expect(double.calls).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(result.messages.at(-1)).toEqual({ role: 'tool', callId: 'c2', name: 'double', content: '4', isError: false });
+    expect(result.answer).toBeUndefined();
+    expectValidTranscript(result.messages);
+  });
+
+  it('the last step batch runs only budget permitting: over budget it is tool_limit', async () => {
+    const double = doubleTool();
+    const model = scriptedModel([ask(['c1', 'double', { a: 1 }], ['c2', 'double', { a: 2 }])]);
+    const result = await runAgent({ model, tools: [double], prompt: 'hi', maxSteps: 1, maxToolCalls: 1 });
+    expect(result).toMatchObject({ status: 'tool_limit', steps: 1, toolCalls: 0 });
+    expect(double.calls).toEqual([]);
+  });
+});
+
+describe('SPEC: a batch larger than the remaining tool budget is rejected whole', () => {
+  it('status tool_limit, none of it runs, the assistant message is not appended', async () => {
+    const double = doubleTool();
+    const model = scriptedModel([
+      ask(['c1', 'double', { a: 1 }], ['c2', 'double', { a: 2 }]),
+      ask(['c3', 'double', { a: 3 }], ['c4', 'double', { a: 4 }]),
+      answer,
+    ]);
+    const result = await runAgent({ model, tools: [double], prompt: 'hi', maxToolCalls: 3 });
+    expect(result).toMatchObject({ status: 'tool_limit', steps: 2, toolCalls: 2 });
+    expect(double.calls).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool']);
+    expect(model.requests).toHaveLength(2);
+    expectValidTranscript(result.messages);
+  });
+
+  it('a batch exactly the size of the remaining budget is admitted', async () => {
+    const double = doubleTool();
+    const model = scriptedModel([ask(['c1', 'double', { a: 1 }], ['c2', 'double', { a: 2 }]), answer]);
+    const result = await runAgent({ model, tools: [double], prompt: 'hi', maxToolCalls: 2 });
+    expect(result).toMatchObject({ status: 'completed', toolCalls: 2, answer: 'done' });
+  });
+
+  it('maxToolCalls 0 rejects any batch, and still lets a plain answer complete', async () => {
+    const double = doubleTool();
+    const limited = await runAgent({
+      model: scriptedModel([ask(['c1', 'double', { a: 1 }])]),
+      tools: [double],
+      prompt: 'hi',
+      maxToolCalls: 0,
+    });
+    expect(limited).toMatchObject({ status: 'tool_limit', toolCalls: 0, messages: [{ role: 'user', content: 'hi' }] });
+    expect(double.calls).toEqual([]);
+  });
+
+  it('maxToolCalls Infinity admits a batch of 50', async () => {
+    const double = doubleTool();
+    const batch = ask(...Array.from({ length: 50 }, (_, i): [string, string, unknown] => [`c${i}`, 'double', { a: i }]));
+    const result = await runAgent({ model: scriptedModel([batch, answer]), tools: [double], prompt: 'hi' });
+    expect(result).toMatchObject({ status: 'completed', toolCalls: 50 });
+  });
+});
+
+describe('SPEC: an invalid model response or a thrown model error gives model_error, not appended', () => {
+  it('an invalid response (content not a string) is model_error and not appended', async () => {
+    const model = faultyModel(scriptedModel([]), { 0: { type: 'malformed' } });
+    const result = await runAgent({ model, prompt: 'hi' });
+    expect(result.status).toBe('model_error');
+    expect(result.messages).toEqual([{ role: 'user', content: 'hi' }]);
+    // Decision: an invalid value is not "a response", so it does not count as a step (README agrees).
+    expect(result.steps).toBe(0);
+    expect(result.error).toMatch(/content/);
+  });
+
+  it('a response with duplicate tool call ids is model_error and no tool runs', async () => {
+    const double = doubleTool();
+    const model = scriptedModel([ask(['c1', 'double', { a: 1 }], ['c1', 'double', { a: 2 }])]);
+    const result = await runAgent({ model, tools: [double], prompt: 'hi' });
+    expect(result.status).toBe('model_error');
+    expect(result.messages).toEqual([{ role: 'user', content: 'hi' }]);
+    expect(double.calls).toEqual([]);
+  });
+
+  it('a thrown plain Error is model_error with its message, not retried', async () => {
+    const model = faultyModel(scriptedModel([answer]), { 0: { type: 'throw', message: 'kaput' } });
+    const result = await runAgent({ model, prompt: 'hi', retry: { baseDelayMs: 1 } });
+    expect(result.status).toBe('model_error');
+    expect(result.error).toContain('kaput');
+    expect(model.requests).toHaveLength(1);
+    expect(result.messages).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it('a non-retryable ProviderError is not retried', async () => {
+    const model = faultyModel(scriptedModel([answer]), { 0: { type: 'provider_error', code: 'auth' } });
+    const result = await runAgent({ model, prompt: 'hi', retry: { baseDelayMs: 1 } });
+    expect(result.status).toBe('model_error');
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('a retryable ProviderError is retried maxRetries times, then model_error', async () => {
+    const model = faultyModel(scriptedModel([answer]), () => ({ type: 'provider_error', code: 'server' }));
+    const result = await runAgent({ model, prompt: 'hi', retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 1 } });
+    expect(result).toMatchObject({ status: 'model_error', steps: 0 });
+    expect(model.requests).toHaveLength(3);
+  });
+});
+
+describe('SPEC: failed tool calls become isError tool messages the model may recover from', () => {
+  async function oneCall(tool: Tool | undefined, call: [string, string, unknown?], options = {}) {
+    const model = scriptedModel([ask(call), answer]);
+    const result = await runAgent({ model, tools: tool ? [tool] : [], prompt: 'hi', ...options });
+    expect(result.status).toBe('completed');
+    expectValidTranscript(result.messages);
+    return result.messages[2] as Extract<Message, { role: 'tool' }>;
+  }
+
+  it('unknown tool: "Unknown tool: x"', async () => {
+    const message = await oneCall(doubleTool(), ['c1', 'x']);
+    expect(message).toMatchObject({ role: 'tool', callId: 'c1', name: 'x', isError: true });
+    expect(message.content).toMatch(/^Unknown tool: x(\.|$)/);
+  });
+
+  it('invalid arguments: "Invalid arguments: $.a: ..." and execute is never called', async () => {
+    const double = doubleTool();
+    const message = await oneCall(double, ['c1', 'double', { a: 'one' }]);
+    expect(message.isError).toBe(true);
+    expect(message.content).toMatch(/^Invalid arguments: \$\.a: \S/);
+    expect(double.calls).toEqual([]);
+  });
+
+  it('invalid arguments at the root (a non-JSON string) never reach execute', async () => {
+    const double = doubleTool();
+    const message = await oneCall(double, ['c1', 'double', '{"a": 1']);
+    expect(message.content).toMatch(/^Invalid arguments: \$: /);
+    expect(double.calls).toEqual([]);
+  });
+
+  it('a tool that throws: the thrown message', async () => {
+    const failing = probeTool('fail', () => {
+      throw new Error('disk on fire');
+    });
+    const message = await oneCall(failing, ['c1', 'fail']);
+    expect(message).toMatchObject({ isError: true, content: 'disk on fire' });
+  });
+
+  it('a tool that rejects asynchronously: the rejection message', async () => {
+    const failing = probeTool('fail', async () => Promise.reject(new Error('later fire')));
+    expect(await oneCall(failing, ['c1', 'fail'])).toMatchObject({ isError: true, content: 'later fire' });
+  });
+
+  it('requiresApproval without an approve hook is denied: "Denied: ..." and never executed', async () => {
+    const guarded = probeTool('rm', () => 'removed', { requiresApproval: true });
+    const message = await oneCall(guarded, ['c1', 'rm']);
+    expect(message.isError).toBe(true);
+    expect(message.content).toMatch(/^Denied: \S/);
+    expect(guarded.calls).toEqual([]);
+  });
+
+  it('an approve hook that returns false denies', async () => {
+    const guarded = probeTool('rm', () => 'removed', { requiresApproval: true });
+    const message = await oneCall(guarded, ['c1', 'rm'], { approve: () => false });
+    expect(message.content).toMatch(/^Denied: /);
+    expect(guarded.calls).toEqual([]);
+  });
+
+  it('an approve hook that throws (or rejects) denies', async () => {
+    for (const approve of [
+      () => {
+        throw new Error('hook broke');
+      },
+      async () => Promise.reject(new Error('hook broke')),
+    ]) {
+      const guarded = probeTool('rm', () => 'removed', { requiresApproval: true });
+      const message = await oneCall(guarded, ['c1', 'rm'], { approve });
+      expect(message.content).toMatch(/^Denied: /);
+      expect(guarded.calls).toEqual([]);
+    }
+  });
+
+  it('an approve hook returning true runs the tool; it receives the call and the tool', async () => {
+    const guarded = probeTool('rm', () => 'removed', { requiresApproval: true });
+    const seen: unknown[] = [];
+    const approve = async (call: unknown, tool: Tool) => {
+      seen.push(call, tool.name);
+      return true;
+    };
+    const message = await oneCall(guarded, ['c1', 'rm', { path: 'x' }], { approve });
+    expect(message).toMatchObject({ isError: false, content: 'removed' });
+    expect(seen).toEqual([{ id: 'c1', name: 'rm', arguments: { path: 'x' } }, 'rm']);
+  });
+
+  it('tools without requiresApproval never ask the hook', async () => {
+    let asked = 0;
+    const message = await oneCall(doubleTool(), ['c1', 'double', { a: 2 }], { approve: () => ++asked > 0 });
+    expect(message.content).toBe('4');
+    expect(asked).toBe(0);
+  });
+});
+
+describe('SPEC: tool results are strings verbatim, JSON otherwise, bounded by maxToolResultChars', () => {
+  async function resultOf(value: unknown, options = {}) {
+    const tool = probeTool('give', () => value);
+    const model = scriptedModel([ask(['c1', 'give']), answer]);
+    const result = await runAgent({ model, tools: [tool], prompt: 'hi', ...options });
+    return result.messages[2] as Extract<Message, { role: 'tool' }>;
+  }
+
+  it('a string is passed verbatim (even one that looks like JSON)', async () => {
+    expect((await resultOf('"quoted" {json}')).content).toBe('"quoted" {json}');
+    expect((await resultOf('')).content).toBe('');
+  });
+
+  it('anything else is JSON', async () => {
+    expect((await resultOf({ a: [1, 'b'], c: null })).content).toBe('{"a":[1,"b"],"c":null}');
+    expect((await resultOf(42)).content).toBe('42');
+    expect((await resultOf(false)).content).toBe('false');
+    expect((await resultOf(null)).content).toBe('null');
+  });
+
+  it('undefined becomes null', async () => {
+    const message = await resultOf(undefined);
+    expect(message).toMatchObject({ content: 'null', isError: false });
+  });
+
+  it('the result is bounded by maxToolResultChars exactly as boundToolResult does', async () => {
+    const long = `${'a'.repeat(500)}${'z'.repeat(500)}`;
+    expect((await resultOf(long, { context: { maxToolResultChars: 100 } })).content).toBe(boundToolResult(long, 100));
+    const json = { list: Array.from({ length: 200 }, (_, i) => i) };
+    expect((await resultOf(json, { context: { maxToolResultChars: 50 } })).content).toBe(
+      boundToolResult(JSON.stringify(json), 50),
+    );
+  });
+
+  it('a result that fits is unchanged', async () => {
+    expect((await resultOf('x'.repeat(100), { context: { maxToolResultChars: 100 } })).content).toBe('x'.repeat(100));
+  });
+
+  it('a thrown message is bounded too', async () => {
+    const failing = probeTool('fail', () => {
+      throw new Error('e'.repeat(1000));
+    });
+    const model = scriptedModel([ask(['c1', 'fail']), answer]);
+    const result = await runAgent({ model, tools: [failing], prompt: 'hi', context: { maxToolResultChars: 60 } });
+    expect((result.messages[2] as { content: string }).content).toBe(boundToolResult('e'.repeat(1000), 60));
+  });
+});
+
+describe('SPEC: scheduling (deferred probes resolved in a chosen order, never durations)', () => {
+  /** `running` may be shared between two gated tools, to see overlaps across them. */
+  function gatedTools(readOnly: boolean, running = new Set<string>(), overlaps: string[] = []) {
+    const gates = new Map<string, Deferred<string>>();
+    const started: string[] = [];
+    const tool = probeTool(
+      readOnly ? 'read' : 'write',
+      async (_args, { callId }) => {
+        if (!readOnly && running.size > 0) overlaps.push(`${callId} with ${[...running]}`);
+        for (const other of running) if (other.startsWith('w')) overlaps.push(`${callId} with ${other}`);
+        started.push(callId);
+        running.add(callId);
+        const gate = deferred<string>();
+        gates.set(callId, gate);
+        try {
+          return await gate.promise;
+        } finally {
+          running.delete(callId);
+        }
+      },
+      { readOnly },
+    );
+    return { tool, gates, started, overlaps };
+  }
+
+  it('results are appended in call order whatever order they finish in', async () => {
+    const reads = gatedTools(true);
+    const ids = ['r1', 'r2', 'r3'];
+    const model = scriptedModel([ask(...ids.map((id): [string, string] => [id, 'read'])), answer]);
+    const run = runAgent({ model, tools: [reads.tool], prompt: 'hi' });
+    await settle();
+    for (const id of ['r3', 'r1', 'r2']) {
+      reads.gates.get(id)?.resolve(`result of ${id}`);
+      await settle();
+    }
+    const result = await run;
+    expect(result.messages.slice(2, -1).map((message) => (message as { callId: string }).callId)).toEqual(ids);
+    expect(result.messages.slice(2, -1).map((message) => message.content)).toEqual(ids.map((id) => `result of ${id}`));
+  });
+
+  it('readOnly calls of one batch run concurrently, at most toolConcurrency at once', async () => {
+    const reads = gatedTools(true);
+    const ids = ['r1', 'r2', 'r3', 'r4', 'r5'];
+    const model = scriptedModel([ask(...ids.map((id): [string, string] => [id, 'read'])), answer]);
+    const run = runAgent({ model, tools: [reads.tool], prompt: 'hi', toolConcurrency: 2 });
+    await settle();
+    expect(reads.started).toEqual(['r1', 'r2']);
+    reads.gates.get('r2')?.resolve('2');
+    await settle();
+    expect(reads.started).toEqual(['r1', 'r2', 'r3']);
+    reads.gates.get('r1')?.resolve('1');
+    await settle();
+    expect(reads.started).toEqual(['r1', 'r2', 'r3', 'r4']);
+    reads.gates.get('r3')?.resolve('3');
+    await settle();
+    expect(reads.started).toEqual(ids);
+    reads.gates.get('r5')?.resolve('5');
+    reads.gates.get('r4')?.resolve('4');
+    const result = await run;
+    expect(result.messages.slice(2, -1).map((message) => message.content)).toEqual(['1', '2', '3', '4', '5']);
+  });
+
+  it('the default toolConcurrency is 4', async () => {
+    const reads = gatedTools(true);
+    const ids = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
+    const model = scriptedModel([ask(...ids.map((id): [string, string] => [id, 'read'])), answer]);
+    const run = runAgent({ model, tools: [reads.tool], prompt: 'hi' });
+    await settle();
+    expect(reads.started).toEqual(['r1', 'r2', 'r3', 'r4']);
+    for (const id of ids) {
+      await settle();
+      reads.gates.get(id)?.resolve(id);
+    }
+    expect((await run).status).toBe('completed');
+  });
+
+  it('non-readOnly calls run one at a time, in call order', async () => {
+    const writes = gatedTools(false);
+    const ids = ['w1', 'w2', 'w3'];
+    const model = scriptedModel([ask(...ids.map((id): [string, string] => [id, 'write'])), answer]);
+    const run = runAgent({ model, tools: [writes.tool], prompt: 'hi', toolConcurrency: 8 });
+    for (const [index, id] of ids.entries()) {
+      await settle();
+      expect(writes.started).toEqual(ids.slice(0, index + 1));
+      writes.gates.get(id)?.resolve(id);
+    }
+    const result = await run;
+    expect(result.messages.slice(2, -1).map((message) => message.content)).toEqual(ids);
+    expect(writes.overlaps).toEqual([]);
+  });
+
+  // SPEC says the non-readOnly calls run "one at a time, in call order" and is silent on whether a
+  // readOnly call may overlap them. Decision (what a user of a coding agent expects): a side-effecting call
+  // never overlaps any other call of its batch, so a read never observes a half-done write.
+  it('a non-readOnly call never overlaps a readOnly call of the same batch', async () => {
+    const running = new Set<string>();
+    const overlaps: string[] = [];
+    const reads = gatedTools(true, running, overlaps);
+    const writes = gatedTools(false, running, overlaps);
+    const model = scriptedModel([ask(['r1', 'read'], ['w1', 'write'], ['r2', 'read'], ['w2', 'write']), answer]);
+    const run = runAgent({ model, tools: [reads.tool, writes.tool], prompt: 'hi' });
+    for (let round = 0; round < 8; round++) {
+      await settle();
+      for (const gates of [reads.gates, writes.gates]) for (const gate of gates.values()) gate.resolve('ok');
+    }
+    const result = await run;
+    expect(result.status).toBe('completed');
+    expect(overlaps).toEqual([]);
+    expect(result.messages.slice(2, -1).map((message) => (message as { callId: string }).callId)).toEqual([
+      'r1',
+      'w1',
+      'r2',
+      'w2',
+    ]);
+  });
+});
