@@ -4,6 +4,7 @@ import { ContextLimitError, type Message, type ModelResponse, type Usage } from 
 import { dispatchBatch } from './dispatch-batch';
 import { errorMessage } from './error-message';
 import { type EventSink, eventSink } from './event-sink';
+import { recordedCalls } from './recorded-calls';
 import { requestModel } from './request-model';
 import { type ResolvedOptions, resolveOptions } from './resolve-options';
 import { Cancelled, type CancelReason, RunScope } from './run-scope';
@@ -101,7 +102,7 @@ async function loop(options: ResolvedOptions, scope: RunScope, emitter: EventSin
         status: 'tool_limit',
         error: `The model asked for ${calls.length} tool calls but only ${remaining} of maxToolCalls (${options.maxToolCalls}) remain; the batch was not run.`,
       };
-    state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
+    state.messages.push({ role: 'assistant', content: response.content, toolCalls: recordedCalls(calls) });
     state.toolCalls += calls.length;
     const results = await dispatchBatch(calls, {
       registry: options.registry,

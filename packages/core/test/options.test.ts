@@ -23,9 +23,15 @@ describe('option validation (ConfigError before any model call)', () => {
   it.each([
     [{ maxSteps: 0 }, 'Invalid option maxSteps: expected an integer >= 1 (a safe integer), got number 0.'],
     [{ maxSteps: 1.5 }, 'Invalid option maxSteps: expected an integer >= 1 (a safe integer), got number 1.5.'],
-    [{ maxSteps: Number.POSITIVE_INFINITY }, 'Invalid option maxSteps: expected an integer >= 1 (a safe integer), got number Infinity.'],
+    [
+      { maxSteps: Number.POSITIVE_INFINITY },
+      'Invalid option maxSteps: expected an integer >= 1 (a safe integer), got number Infinity.',
+    ],
     [{ maxSteps: '3' }, 'Invalid option maxSteps: expected an integer >= 1 (a safe integer), got "3".'],
-    [{ maxToolCalls: -1 }, 'Invalid option maxToolCalls: expected an integer >= 0 (a safe integer) or Infinity, got number -1.'],
+    [
+      { maxToolCalls: -1 },
+      'Invalid option maxToolCalls: expected an integer >= 0 (a safe integer) or Infinity, got number -1.',
+    ],
     [
       { maxToolCalls: Number.NaN },
       'Invalid option maxToolCalls: expected an integer >= 0 (a safe integer) or Infinity, got number NaN.',
@@ -38,7 +44,10 @@ describe('option validation (ConfigError before any model call)', () => {
       { timeoutMs: 2 ** 31 },
       'Invalid option timeoutMs: expected a number of milliseconds above 0 and at most 2147483647, got number 2147483648.',
     ],
-    [{ toolConcurrency: 0 }, 'Invalid option toolConcurrency: expected an integer >= 1 (a safe integer), got number 0.'],
+    [
+      { toolConcurrency: 0 },
+      'Invalid option toolConcurrency: expected an integer >= 1 (a safe integer), got number 0.',
+    ],
     [
       { retry: { maxRetries: -1 } },
       'Invalid option retry.maxRetries: expected an integer from 0 to 100, got number -1.',

@@ -110,7 +110,13 @@ describe('SPEC: steps and toolCalls accounting', () => {
     expect(result).toMatchObject({ status: 'step_limit', steps: 2, toolCalls: 2 });
     expect(model.requests).toHaveLength(2);
     expect(double.calls).toEqual([{ a: 1 }, { a: 2 }]);
-    expect(result.messages.at(-1)).toEqual({ role: 'tool', callId: 'c2', name: 'double', content: '4', isError: false });
+    expect(result.messages.at(-1)).toEqual({
+      role: 'tool',
+      callId: 'c2',
+      name: 'double',
+      content: '4',
+      isError: false,
+    });
     expect(result.answer).toBeUndefined();
     expectValidTranscript(result.messages);
   });
@@ -161,7 +167,9 @@ describe('SPEC: a batch larger than the remaining tool budget is rejected whole'
 
   it('maxToolCalls Infinity admits a batch of 50', async () => {
     const double = doubleTool();
-    const batch = ask(...Array.from({ length: 50 }, (_, i): [string, string, unknown] => [`c${i}`, 'double', { a: i }]));
+    const batch = ask(
+      ...Array.from({ length: 50 }, (_, i): [string, string, unknown] => [`c${i}`, 'double', { a: i }]),
+    );
     const result = await runAgent({ model: scriptedModel([batch, answer]), tools: [double], prompt: 'hi' });
     expect(result).toMatchObject({ status: 'completed', toolCalls: 50 });
   });
