@@ -1,10 +1,11 @@
-// Black-box conformance to SPEC "@bridle/core", continued: retries, events, cancellation, Agent,
-// structured output, context. Only the public API is used.
+// Black-box conformance to SPEC "@bridle/core", continued: retries, events, cancellation, leaks, and
+// runAgent never rejecting once started. Only the public API is used.
 import { getEventListeners } from 'node:events';
 import type { RunEvent } from '@bridle/events';
 import type { Message, Model, Tool } from '@bridle/protocol';
 import { expectValidTranscript, faultyModel, scriptedModel } from '@bridle/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { type AgentStatus, runAgent } from '../src/index';
 import { ask, deferred, doubleTool, expectEventInvariants, probeTool, recorder, settle } from './conformance-helpers';
 
@@ -356,6 +357,60 @@ describe('SPEC: runAgent never rejects because a model or tool failed', () => {
       expect(result.messages[2]).toMatchObject({ role: 'tool', isError: true });
     });
   }
+});
+
+describe('runAgent never rejects: more paths', () => {
+  it('an output validator that throws resolves with model_error naming the thrown message', async () => {
+    const output = z.object({ sum: z.number() }).refine(() => {
+      throw new Error('validator exploded');
+    });
+    const result = await runAgent({ model: scriptedModel([{ content: '{"sum": 1}' }]), prompt: 'hi', output });
+    expect(result.status).toBe('model_error');
+    expect(result.error).toContain('validator exploded');
+    expectValidTranscript(result.messages);
+  });
+
+  it('tool names like __proto__ and constructor are unknown tools, not prototype members', async () => {
+    const model = scriptedModel([ask(['c1', '__proto__'], ['c2', 'constructor'], ['c3', 'toString']), answer]);
+    const result = await runAgent({ model, tools: [doubleTool()], prompt: 'hi' });
+    expect(result.messages.slice(2, 5).map((message) => message.content)).toEqual([
+      'Unknown tool: __proto__',
+      'Unknown tool: constructor',
+      'Unknown tool: toString',
+    ]);
+  });
+
+  it('leaves no listener and no timer after an aborted run with a tool ignoring its signal', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    try {
+      const controller = new AbortController();
+      const stubborn = probeTool('stubborn', () => new Promise(() => {}));
+      const model = scriptedModel([ask(['c1', 'stubborn'], ['c2', 'stubborn'])]);
+      const run = runAgent({ model, tools: [stubborn], prompt: 'hi', signal: controller.signal, timeoutMs: 60_000 });
+      await settle();
+      controller.abort();
+      expect((await run).status).toBe('aborted');
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('leaves no listener and no timer after a timeout', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    try {
+      const controller = new AbortController();
+      const model = faultyModel(scriptedModel([]), { 0: { type: 'hang', ignoreSignal: true } });
+      const run = runAgent({ model, prompt: 'hi', signal: controller.signal, timeoutMs: 1000 });
+      await vi.advanceTimersByTimeAsync(1000);
+      expect((await run).status).toBe('timeout');
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe('transcript integrity: a tool mutating its arguments', () => {
