@@ -143,6 +143,32 @@ describe('SPEC: events', () => {
     expect(heard.at(-1)?.[1].type).toBe('run_end');
   });
 
+  it('an async observer that rejects changes nothing either (no unhandled rejection)', async () => {
+    const heard: string[] = [];
+    const result = await runAgent({
+      model: scriptedModel([answer]),
+      prompt: 'hi',
+      onEvent: async () => {
+        throw new Error('async observer broke');
+      },
+      onObserverError: (error, event) => {
+        heard.push(`${(error as Error).message} at ${event.type}`);
+      },
+    });
+    expect(result.status).toBe('completed');
+    await settle();
+    expect(heard).toEqual(
+      ['run_start', 'model_start', 'model_end', 'run_end'].map((type) => `async observer broke at ${type}`),
+    );
+  });
+
+  it('a batch rejected for the tool budget emits no tool_start or tool_end', async () => {
+    const events = recorder();
+    const model = scriptedModel([ask(['c1', 'double', { a: 1 }], ['c2', 'double', { a: 2 }])]);
+    await runAgent({ model, tools: [doubleTool()], prompt: 'hi', maxToolCalls: 1, onEvent: events.onEvent });
+    expect(events.types()).toEqual(['run_start', 'model_start', 'model_end', 'run_end']);
+  });
+
   it('text_delta is emitted only when streaming, and the deltas make up the answer', async () => {
     const streaming = recorder();
     const streamed = await runAgent({

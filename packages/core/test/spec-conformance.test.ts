@@ -2,7 +2,7 @@
 // One `it` per SPEC sentence that states a behaviour; only the public API is used. The rest of SPEC
 // (retries, events, cancellation, Agent, output, context) is in spec-conformance-run.test.ts.
 import { boundToolResult } from '@bridle/context';
-import { BridleError, ConfigError, type Message, type Tool, TranscriptError } from '@bridle/protocol';
+import { ConfigError, type Message, type Tool, TranscriptError } from '@bridle/protocol';
 import { expectValidTranscript, faultyModel, scriptedModel } from '@bridle/testing';
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../src/index';
@@ -56,17 +56,29 @@ describe('SPEC: invalid options reject with ConfigError before any model call', 
     }
   });
 
-  // SPEC: "Invalid options reject with ConfigError", and `messages` must be a transcript to continue.
-  // Decision: an invalid transcript is an invalid option, so it rejects before any model call; we accept
-  // either the general ConfigError or the specific TranscriptError (both BridleErrors), as long as the
-  // caller learns which one: a TranscriptError (code invalid_transcript) is what assertTranscript throws.
-  it('rejects a `messages` transcript that fails assertTranscript, before any model call', async () => {
+  // SPEC: "Invalid options reject with ConfigError before any model call", and `messages` is an option.
+  // Decision: a `messages` transcript that fails assertTranscript is an invalid option, so it rejects with
+  // ConfigError (code invalid_config, like every other option mistake, which is what a caller catching
+  // option errors expects), carrying assertTranscript's TranscriptError as `cause` for the details.
+  it('rejects a `messages` transcript that fails assertTranscript with ConfigError (cause TranscriptError)', async () => {
     const model = scriptedModel([answer]);
     const invalid: Message[] = [{ role: 'assistant', content: 'I speak first' }];
     const error = await runAgent({ model, messages: invalid }).catch((caught: unknown) => caught);
-    expect(error instanceof ConfigError || error instanceof TranscriptError).toBe(true);
-    expect(BridleError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(/messages.*must start with a user message/);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).code).toBe('invalid_config');
+    expect((error as Error).cause).toBeInstanceOf(TranscriptError);
+    expect((error as Error).message).toMatch(/^Invalid option messages: .*must start with a user message/);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('rejects an empty `messages` array and an unmatched tool batch with ConfigError', async () => {
+    const model = scriptedModel([answer]);
+    const unmatched: Message[] = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'double', arguments: { a: 1 } }] },
+    ];
+    for (const messages of [[], unmatched])
+      await expect(runAgent({ model, messages })).rejects.toBeInstanceOf(ConfigError);
     expect(model.requests).toHaveLength(0);
   });
 
@@ -301,6 +313,14 @@ describe('SPEC: failed tool calls become isError tool messages the model may rec
     const message = await oneCall(guarded, ['c1', 'rm', { path: 'x' }], { approve });
     expect(message).toMatchObject({ isError: false, content: 'removed' });
     expect(seen).toEqual([{ id: 'c1', name: 'rm', arguments: { path: 'x' } }, 'rm']);
+  });
+
+  it('a requiresApproval call with invalid arguments is refused before the hook is asked', async () => {
+    let asked = 0;
+    const guarded: Tool = { ...doubleTool(), requiresApproval: true };
+    const message = await oneCall(guarded, ['c1', 'double', { a: 'x' }], { approve: () => ++asked > 0 });
+    expect(message.content).toMatch(/^Invalid arguments: \$\.a: /);
+    expect(asked).toBe(0);
   });
 
   it('tools without requiresApproval never ask the hook', async () => {
