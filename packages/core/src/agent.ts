@@ -83,7 +83,8 @@ export class Agent<Output = unknown> {
 
   /**
    * Adds a tool, or a skill (`{ name?, instructions?, tools? }`): its instructions are appended to the
-   * system prompt in a delimited section and its tools registered. Throws `ConfigError` (changing
+   * system prompt in a delimited section and its tools registered (a tool object the agent already holds is
+   * kept once, so skills can share tools). Throws `ConfigError` (changing
    * nothing) on a tool name clash or an invalid tool. Returns the agent.
    */
   use(toolOrSkill: Tool | Skill): this {
@@ -97,7 +98,8 @@ export class Agent<Output = unknown> {
       invalidOption('skill.instructions', 'a string', skill.instructions);
     if (skill.tools !== undefined && !Array.isArray(skill.tools))
       invalidOption('skill.tools', 'an array of tools', skill.tools);
-    const added = skill.tools ?? [];
+    // The same tool object offered again (two skills sharing a toolbox) is already there: not a clash.
+    const added = [...new Set(skill.tools ?? [])].filter((tool) => !this.#tools.includes(tool));
     const from = skill.name === undefined ? '' : ` of skill ${JSON.stringify(skill.name)}`;
     for (const tool of added) {
       if (this.#tools.some((existing) => existing.name === tool.name))

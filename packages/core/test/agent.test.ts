@@ -92,6 +92,16 @@ describe('Agent', () => {
     expect(agent.system).toBeUndefined();
   });
 
+  it('use(): skills sharing a tool object compose; the shared tool is registered once', () => {
+    const shared = addTool();
+    const agent = new Agent({ model: scriptedModel([]) });
+    agent
+      .use({ name: 'first', instructions: 'One.', tools: [shared, tool('shout', () => 'HEY')] })
+      .use({ name: 'second', instructions: 'Two.', tools: [shared, shared] });
+    expect(agent.tools.map((t) => t.name)).toEqual(['add', 'shout']);
+    expect(agent.system).toBe('<skill name="first">\nOne.\n</skill>\n\n<skill name="second">\nTwo.\n</skill>');
+  });
+
   it('invalid options throw at construction; a second concurrent run is refused', async () => {
     expect(() => new Agent({ model: scriptedModel([]), maxSteps: 0 })).toThrow(
       'Invalid option maxSteps: expected an integer >= 1 (a safe integer), got number 0.',
