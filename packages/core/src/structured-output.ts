@@ -1,5 +1,6 @@
 import { ConfigError } from '@bridle/protocol';
 import { compileSchema, isStandardSchema, type StandardSchemaV1, toJsonSchema } from '@bridle/registry';
+import { errorMessage } from './error-message';
 
 /** The outcome of checking a final answer against the `output` schema. */
 export type OutputVerdict = { ok: true; value: unknown } | { ok: false; problem: string };
@@ -37,6 +38,10 @@ function standardVerdict(result: StandardSchemaV1.Result<unknown>): OutputVerdic
   return { ok: false, problem: result.issues.map((issue) => `${issuePath(issue.path)}: ${issue.message}`).join('; ') };
 }
 
+function validatorThrew(error: unknown): OutputVerdict {
+  return { ok: false, problem: `the output validator threw: ${errorMessage(error, 'an unknown error')}` };
+}
+
 function describeSchema(jsonSchema: unknown): string {
   const schemaText = jsonSchema === undefined ? '' : `\n${JSON.stringify(jsonSchema)}`;
   return `<output_format>\nYour final answer (the reply without tool calls) must be only a JSON value matching this JSON Schema, with no other text:${schemaText}\n</output_format>`;
@@ -64,8 +69,14 @@ export function compileOutput(schema: unknown): OutputCheck {
       check(answer) {
         const parsed = parseAnswer(answer);
         if (!parsed.ok) return parsed;
-        const result = schema['~standard'].validate(parsed.value);
-        return result instanceof Promise ? result.then(standardVerdict) : standardVerdict(result);
+        // A validator that throws (a buggy refine, say) fails the answer with its message instead of
+        // ending the run as an internal error; the step limit bounds the retries.
+        try {
+          const result = schema['~standard'].validate(parsed.value);
+          return result instanceof Promise ? result.then(standardVerdict, validatorThrew) : standardVerdict(result);
+        } catch (error) {
+          return validatorThrew(error);
+        }
       },
     };
   }

@@ -116,13 +116,15 @@ describe('SPEC: runAgent never rejects because a model or tool failed', () => {
 });
 
 describe('runAgent never rejects: more paths', () => {
-  it('an output validator that throws resolves with model_error naming the thrown message', async () => {
+  it('an output validator that throws fails the answer: the model is told, and the step limit ends it', async () => {
     const output = z.object({ sum: z.number() }).refine(() => {
       throw new Error('validator exploded');
     });
-    const result = await runAgent({ model: scriptedModel([{ content: '{"sum": 1}' }]), prompt: 'hi', output });
-    expect(result.status).toBe('model_error');
-    expect(result.error).toContain('validator exploded');
+    const model = scriptedModel([{ content: '{"sum": 1}' }, { content: '{"sum": 2}' }]);
+    const result = await runAgent({ model, prompt: 'hi', output, maxSteps: 2 });
+    expect(result.status).toBe('step_limit');
+    expect(result.error).toContain('the output validator threw: validator exploded');
+    expect(model.requests[1]?.messages.at(-1)?.content).toContain('the output validator threw: validator exploded');
     expectValidTranscript(result.messages);
   });
 
