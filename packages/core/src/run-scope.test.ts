@@ -20,7 +20,7 @@ describe('RunScope', () => {
     controller.abort(new Error('stop'));
     await expect(pending).rejects.toEqual(new Cancelled('aborted'));
     expect(scope.reason).toBe('aborted');
-    expect(scope.signal.reason).toEqual(new Error('stop'));
+    expect(scope.cause).toEqual(new Error('stop'));
     expect(listeners(controller.signal)).toBe(0);
     scope.dispose();
   });
@@ -28,7 +28,7 @@ describe('RunScope', () => {
   it('the deadline cancels with "timeout" and a TimeoutError reason', async () => {
     const scope = new RunScope({ timeoutMs: 5 });
     await expect(scope.race(new Promise(() => {}))).rejects.toEqual(new Cancelled('timeout'));
-    expect((scope.signal.reason as Error).name).toBe('TimeoutError');
+    expect((scope.cause as Error).name).toBe('TimeoutError');
     scope.dispose();
   });
 

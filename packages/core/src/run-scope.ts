@@ -7,18 +7,19 @@ export class Cancelled {
 }
 
 /**
- * The cancellation tree of one run: one `AbortController` linked to the caller's signal and to the
- * deadline. Its signal reaches every model call and tool. `race` stops waiting for work that ignores
+ * The cancellation tree of one run, linked to the caller's signal and to the deadline. Each model call
+ * and tool gets its own signal ({@link RunScope.child}), aborted with the run's `cause`. There is no
+ * run-level `AbortController`: creating one costs microseconds per run and nothing reads it. `race` stops waiting for work that ignores
  * its signal, so nothing can hold the run past an abort or the deadline. `dispose()` removes the
  * listener on the caller's signal and clears the deadline timer: nothing is left behind.
  */
 export class RunScope {
-  readonly signal: AbortSignal;
   /** Set once, when the run is cancelled. */
   reason: CancelReason | undefined;
+  /** The abort reason handed to every call signal: the caller signal's reason, or a `TimeoutError`. */
+  cause: unknown;
   /** `performance.now()` value of the deadline, or `Infinity`. */
   readonly deadline: number;
-  private readonly controller = new AbortController();
   // Pending races and sleeps: one listener on the run signal serves them all (a Set, not a listener each).
   private readonly waiters = new Set<(reason: CancelReason) => void>();
   private readonly callerSignal: AbortSignal | undefined;
@@ -26,7 +27,6 @@ export class RunScope {
   private readonly onCallerAbort = () => this.cancel('aborted', this.callerSignal?.reason);
 
   constructor(options: { signal?: AbortSignal; timeoutMs?: number }) {
-    this.signal = this.controller.signal;
     this.callerSignal = options.signal;
     this.deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.timeoutMs;
     if (options.signal?.aborted) {
@@ -110,7 +110,7 @@ export class RunScope {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
-    this.controller.abort(cause);
+    this.cause = cause;
     const waiters = [...this.waiters];
     this.waiters.clear();
     for (const waiter of waiters) waiter(reason);
@@ -131,8 +131,8 @@ export class CallSignal {
     if (this.controller) return this.controller.signal;
     const controller = new AbortController();
     this.controller = controller;
-    if (this.scope.reason) controller.abort(this.scope.signal.reason);
-    else if (!this.released) this.unlink = this.scope.onCancel(() => controller.abort(this.scope.signal.reason));
+    if (this.scope.reason) controller.abort(this.scope.cause);
+    else if (!this.released) this.unlink = this.scope.onCancel(() => controller.abort(this.scope.cause));
     return controller.signal;
   }
 
