@@ -1,7 +1,8 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelResponse, ModelStreamPart, ToolCall, Usage } from '@bridle/protocol';
+import { abortReason } from '@bridle/protocol';
 import { checkStopReason, fromAnthropicUsage } from './anthropic-result';
-import { abortReason, providerError } from './map-anthropic-error';
+import { providerError } from './map-anthropic-error';
 import { parseToolInput } from './tool-arguments';
 
 interface PendingToolUse {

@@ -1,19 +1,14 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import { ProviderError, type ProviderErrorCode } from '@bridle/protocol';
-import { parseRetryAfter } from './retry-after';
+import {
+  abortReason,
+  isNetworkFailure,
+  ProviderError,
+  type ProviderErrorCode,
+  parseRetryAfter,
+} from '@bridle/protocol';
 
 const PROVIDER = 'anthropic';
 const CONTEXT_LENGTH = /prompt is too long|context window|context length|too many tokens/i;
-const NETWORK_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-]);
-
 const ADVICE: Record<ProviderErrorCode, string> = {
   rate_limited: 'Wait and retry, or lower the request rate.',
   auth: 'Check ANTHROPIC_API_KEY (or the apiKey option), and the account and its billing.',
@@ -37,11 +32,6 @@ const CODE_BY_TYPE: Record<string, ProviderErrorCode> = {
   api_error: 'server',
   overloaded_error: 'server',
 };
-
-/** The abort reason to reject with: the signal's reason, or a standard `AbortError`. */
-export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
 
 /** A `ProviderError` with the standard message: what failed, Anthropic's words, and what to do. */
 export function providerError(
@@ -67,16 +57,6 @@ function codeFor(status: number | undefined, type: string | null, message: strin
   if (status === 408) return 'timeout';
   if (status >= 500 || status === 409) return 'server';
   return 'bad_request';
-}
-
-function isNetworkFailure(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
-    if (current instanceof TypeError && /terminated|fetch failed|socket/i.test(current.message)) return true;
-    current = current.cause;
-  }
-  return false;
 }
 
 /**

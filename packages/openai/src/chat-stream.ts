@@ -1,7 +1,8 @@
 import type { ModelResponse, ModelStreamPart, ToolCall, Usage } from '@bridle/protocol';
+import { abortReason } from '@bridle/protocol';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions/completions';
 import { callIdOr, fromChatUsage } from './chat-result';
-import { abortReason, providerError } from './map-openai-error';
+import { providerError } from './map-openai-error';
 import { parseToolArguments } from './tool-arguments';
 
 interface PendingCall {

@@ -1,18 +1,13 @@
-import { ProviderError, type ProviderErrorCode } from '@bridle/protocol';
+import {
+  abortReason,
+  isNetworkFailure,
+  ProviderError,
+  type ProviderErrorCode,
+  parseRetryAfter,
+} from '@bridle/protocol';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { parseRetryAfter } from './retry-after';
 
 const CONTEXT_LENGTH = /context[_ ]length|maximum context|too many tokens|prompt is too long|reduce the length/i;
-const NETWORK_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-]);
-
 const ADVICE: Record<ProviderErrorCode, string> = {
   rate_limited: 'Wait and retry, or lower the request rate.',
   auth: 'Check OPENAI_API_KEY (or the apiKey option) and that the key may use this model.',
@@ -22,11 +17,6 @@ const ADVICE: Record<ProviderErrorCode, string> = {
   network: 'Check the network and the base URL.',
   timeout: 'The provider did not answer in time; retry, or raise the client timeout.',
 };
-
-/** The abort reason to reject with: the signal's reason, or a standard `AbortError`. */
-export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
 
 function codeForStatus(status: number, text: string): ProviderErrorCode {
   if (status === 429) return 'rate_limited';
@@ -60,16 +50,6 @@ export function providerError(
     message: `${provider} request failed${status}: ${detail}. ${ADVICE[code]}`,
     ...extra,
   });
-}
-
-function isNetworkFailure(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
-    if (current instanceof TypeError && /terminated|fetch failed|socket/i.test(current.message)) return true;
-    current = current.cause;
-  }
-  return false;
 }
 
 /**

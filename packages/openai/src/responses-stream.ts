@@ -1,6 +1,7 @@
 import type { ModelResponse, ModelStreamPart, ToolCall, Usage } from '@bridle/protocol';
+import { abortReason } from '@bridle/protocol';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { abortReason, codeForErrorType, providerError } from './map-openai-error';
+import { codeForErrorType, providerError } from './map-openai-error';
 import { fromResponsesUsage } from './responses-result';
 import { parseToolArguments } from './tool-arguments';
 

@@ -10,6 +10,7 @@ export {
   type ProviderErrorOptions,
   TranscriptError,
 } from './errors';
+export { abortReason, isNetworkFailure, parseRetryAfter } from './provider-helpers';
 export type {
   AssistantMessage,
   JsonSchema,
