@@ -1,0 +1,39 @@
+import { toJsonLine } from './to-json-line';
+
+/**
+ * `text` cut to at most `max` characters, the last being `…` when something was cut. Never splits a
+ * surrogate pair.
+ */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+/** `value` as JSON text (BigInts and circular references survive, see `toJsonLine`); never throws. */
+export function jsonText(value: unknown): string {
+  try {
+    return toJsonLine(value ?? null).slice(0, -1);
+  } catch {
+    return '[unserializable]';
+  }
+}
+
+/** The GenAI semconv `gen_ai.system_instructions` value: `[{ type: 'text', content }]` as JSON. */
+export function systemInstructions(text: string, max: number): string {
+  return JSON.stringify([{ type: 'text', content: truncate(text, max) }]);
+}
+
+/** The GenAI semconv `gen_ai.input.messages` value for one user prompt, as JSON. */
+export function userMessages(text: string, max: number): string {
+  return JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: truncate(text, max) }] }]);
+}
+
+/** The GenAI semconv `gen_ai.output.messages` value for one assistant text, as JSON. */
+export function assistantMessages(text: string, finishReason: 'stop' | 'tool_call', max: number): string {
+  return JSON.stringify([
+    { role: 'assistant', parts: [{ type: 'text', content: truncate(text, max) }], finish_reason: finishReason },
+  ]);
+}
