@@ -81,27 +81,29 @@ export function commandTool(
       const values = parameterValues(toolName, preset, args.params);
       const signal = context?.signal;
       if (signal?.aborted) throw new WorkspaceError('aborted', `Command "${command}" was aborted before it started.`);
-      const run = await workspace.withDirectory(preset.cwd, (cwd) =>
-        runProcess({
-          executable: preset.executable,
-          args: [...preset.args, ...values],
-          cwd,
-          env: environment(preset.env),
-          timeoutMs: preset.timeoutMs,
-          maxOutputBytes: preset.maxOutputBytes,
-          killGraceMs,
-          signal,
-        }),
-      );
+      const run = await workspace.withDirectory(preset.cwd, (cwd) => {
+        // The signal may have aborted while the directory was checked: its listener below would never fire.
+        if (signal?.aborted) throw new WorkspaceError('aborted', `Command "${command}" was aborted before it started.`);
+        try {
+          return runProcess({
+            executable: preset.executable,
+            args: [...preset.args, ...values],
+            cwd,
+            env: environment(preset.env),
+            timeoutMs: preset.timeoutMs,
+            maxOutputBytes: preset.maxOutputBytes,
+            killGraceMs,
+            signal,
+          });
+        } catch (error) {
+          throw startFailure(command, error);
+        }
+      });
       let outcome: Awaited<typeof run.done>;
       try {
         outcome = await run.done;
       } catch (error) {
-        throw new WorkspaceError(
-          'command_failed',
-          `Command "${command}" could not start: ${(error as Error).message}`,
-          { cause: error },
-        );
+        throw startFailure(command, error);
       }
       const { aborted, ...result } = outcome;
       if (aborted)
@@ -109,6 +111,20 @@ export function commandTool(
       return result;
     },
   };
+}
+
+function startFailure(command: string, error: unknown): WorkspaceError {
+  const tooLarge =
+    (error as NodeJS.ErrnoException).code === 'E2BIG'
+      ? ' (the arguments or environment are too large; pass less text, e.g. a file path instead of its content)'
+      : '';
+  return new WorkspaceError(
+    'command_failed',
+    `Command "${command}" could not start: ${(error as Error).message}${tooLarge}`,
+    {
+      cause: error,
+    },
+  );
 }
 
 function parameterValues(tool: string, preset: ResolvedPreset, params: unknown): string[] {

@@ -42,7 +42,8 @@ export function editFileTool(operations: WorkspaceOperations): Tool<EditFileArgu
       if (oldText === newText)
         throw invalidArguments(NAME, 'oldText and newText are identical, so there is nothing to change');
       const relative = parsePath(path).join('/');
-      const text = decodeText(await operations.readFile(path), relative);
+      const original = await operations.readFile(path);
+      const text = decodeText(original, relative);
       const positions = occurrences(text, oldText);
       if (positions.length !== 1) {
         throw new WorkspaceError(
@@ -55,7 +56,8 @@ export function editFileTool(operations: WorkspaceOperations): Tool<EditFileArgu
       const at = positions[0]!;
       // Plain concatenation: String.prototype.replace would expand `$&` and friends in newText.
       const updated = text.slice(0, at) + newText + text.slice(at + oldText.length);
-      const result = await operations.writeFile(path, updated);
+      // Compare and swap: a change made by someone else since the read is refused, never overwritten.
+      const result = await operations.writeFile(path, updated, { expectedContent: original });
       return `Edited ${result.path}: replaced 1 occurrence (${result.bytes} bytes now).`;
     },
   };

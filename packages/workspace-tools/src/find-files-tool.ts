@@ -22,7 +22,7 @@ export interface FindFilesLimits {
 const NAME = 'find_files';
 
 /**
- * `find_files {pattern}`: paths of files matching a glob (picomatch syntax, relative to the root,
+ * `find_files {pattern}`: paths of files matching a glob (see `compileGlobMatcher`: picomatch syntax without extglobs, relative to the root,
  * dotfiles included, `**` for any depth), sorted. Walks without following symlinks, skips protected
  * paths, and stops at `maxResults` paths or `maxEntries` visited entries, saying so. Read-only.
  */

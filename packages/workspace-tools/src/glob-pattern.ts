@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { compileGlobMatcher } from './glob-matcher';
 import { parsePath } from './path-rules';
 import { invalidArguments } from './tool-arguments';
 
@@ -12,9 +13,12 @@ export interface CompiledGlob {
 }
 
 /**
- * Compiles a model-supplied glob with picomatch. Refuses what could reach outside the root or
- * confuse matching: NUL, backslashes, absolute paths, `..`; extglobs are off (they compile to
- * backtracking-prone regexes). With `matchBase`, a glob without "/" matches the file name at any depth.
+ * Compiles a model-supplied glob (syntax of {@link compileGlobMatcher}). Refuses what could reach
+ * outside the root or confuse matching: NUL, backslashes, absolute paths, `..`, braces that expand to
+ * too many patterns. picomatch only finds the literal base to walk from: its regex matching can
+ * backtrack catastrophically (`?*?*?*?*?*?*!` against a long name blocks the event loop for
+ * seconds), so matching uses a matcher without regexes. With `matchBase`, a glob without "/"
+ * matches the file name at any depth.
  */
 export function compileGlob(tool: string, key: string, glob: string, options: { matchBase: boolean }): CompiledGlob {
   if (glob.length > MAX_GLOB_LENGTH) {
@@ -24,12 +28,14 @@ export function compileGlob(tool: string, key: string, glob: string, options: { 
   // The literal base is a path like any other: the same rules apply (no "..", not absolute, ...).
   const base = parsePath(scan.isGlob ? scan.base : parentOf(glob), { allowRoot: true, label: key }).join('/');
   parsePath(glob, { allowRoot: true, label: key });
-  const matcher = picomatch(glob, {
-    dot: true,
-    noextglob: true,
-    basename: options.matchBase && !glob.includes('/'),
-  });
-  return { base: base === '' ? undefined : base, matches: (path) => matcher(path) };
+  let matches: (path: string) => boolean;
+  try {
+    matches = compileGlobMatcher(glob, { basename: options.matchBase && !glob.includes('/') });
+  } catch (error) {
+    throw invalidArguments(tool, `"${key}" ${(error as Error).message}; list fewer alternatives`);
+  }
+  // A negated glob matches outside its literal base too: walk everything.
+  return { base: base === '' || scan.negated ? undefined : base, matches };
 }
 
 function parentOf(path: string): string {

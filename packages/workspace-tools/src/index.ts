@@ -17,6 +17,7 @@ export type {
   WalkOptions,
   WalkSummary,
   WorkspaceOperations,
+  WriteOptions,
   WriteResult,
 } from './workspace-operations';
 export { type WorkspaceToolsOptions, workspaceTools } from './workspace-tools';

@@ -3,11 +3,14 @@ import { WorkspaceError } from './workspace-error';
 
 /** Longest accepted relative path, in characters. Real paths inside a repository stay far below. */
 export const MAX_PATH_LENGTH = 4096;
+/** Longest accepted name (one segment), in UTF-8 bytes: NAME_MAX on Linux and macOS. */
+export const MAX_NAME_BYTES = 255;
 
 // C0/C1 controls, and invisible code points that some file systems ignore (the `.g\u200cit` trick) or
-// that make a path display as something else (bidi overrides).
+// that make a path display as something else (bidi overrides). U+2060-U+206F covers HFS+'s ignorable
+// U+206A-U+206F too (git's list in `is_hfs_dotgit`): on HFS+ `.g\u206ait` is `.git`.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-const FORBIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/u;
+const FORBIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/u;
 
 /** How {@link parsePath} treats the workspace root itself. */
 export interface ParsePathOptions {
@@ -20,7 +23,7 @@ export interface ParsePathOptions {
 /**
  * Checks a model-supplied relative path and returns its segments (empty for the root).
  * Pure: touches no file system. Refuses NUL and control characters, backslashes, absolute paths,
- * drive letters, `..` segments anywhere, and the root unless `allowRoot`. `.` and empty segments are dropped.
+ * drive letters, `..` segments anywhere, names over 255 bytes, and the root unless `allowRoot`. `.` and empty segments are dropped.
  */
 export function parsePath(value: unknown, options: ParsePathOptions = {}): string[] {
   const label = options.label ?? 'path';
@@ -46,6 +49,12 @@ export function parsePath(value: unknown, options: ParsePathOptions = {}): strin
     if (segment === '' || segment === '.') continue;
     if (segment === '..') {
       throw refuse(`${label} ${JSON.stringify(value)} contains "..": paths must stay inside the workspace`);
+    }
+    // Checked here, before anything runs: a write would otherwise create the parents, then fail.
+    if (Buffer.byteLength(segment, 'utf8') > MAX_NAME_BYTES) {
+      throw refuse(
+        `${label} has a name of ${Buffer.byteLength(segment, 'utf8')} bytes (${JSON.stringify(segment.slice(0, 40))}...); names are limited to ${MAX_NAME_BYTES} bytes`,
+      );
     }
     segments.push(segment);
   }

@@ -1,23 +1,30 @@
 import picomatch from 'picomatch';
 
-/** Paths the workspace refuses to touch unless configured otherwise. */
-export const DEFAULT_PROTECTED = ['.git/**', '.env*'] as const;
+/**
+ * Paths the workspace refuses to touch unless configured otherwise: the repository's `.git`, any
+ * nested `.git` (a planted repository's config or hooks run code when someone uses git there), and
+ * `.env*` files at any depth.
+ */
+export const DEFAULT_PROTECTED = ['.git/**', '**/.git/**', '.env*'] as const;
 
 /**
  * Builds the test for protected paths. A path is protected when any of its prefixes matches a
  * pattern (so protecting a directory protects what is under it, even before it exists), or, for a
  * pattern without "/", when any single segment matches it (so `.env*` also covers `config/.env`).
- * Matching ignores case: on case-insensitive file systems `.GIT` is `.git`.
+ * Matching ignores case (on case-insensitive file systems `.GIT` is `.git`) and Unicode
+ * normalization form (on macOS `cafe\u0301` is `caf\u00e9`): patterns and paths are compared in NFC.
  */
 export function protectedPathMatcher(patterns: readonly string[]): (segments: readonly string[]) => boolean {
   if (patterns.length === 0) return () => false;
   const options = { dot: true, nocase: true, noextglob: true };
-  const whole = picomatch([...patterns], options);
-  const segmentPatterns = patterns.filter((pattern) => !pattern.includes('/'));
+  const normalized = patterns.map((pattern) => pattern.normalize('NFC'));
+  const whole = picomatch(normalized, options);
+  const segmentPatterns = normalized.filter((pattern) => !pattern.includes('/'));
   const single = segmentPatterns.length > 0 ? picomatch(segmentPatterns, options) : () => false;
   return (segments) => {
     let prefix = '';
-    for (const segment of segments) {
+    for (const raw of segments) {
+      const segment = raw.normalize('NFC');
       prefix = prefix === '' ? segment : `${prefix}/${segment}`;
       if (single(segment) || whole(prefix)) return true;
     }

@@ -31,18 +31,13 @@ const PIPE_DRAIN_MS = 500;
  * Spawns without a shell in a new process group. On timeout or abort, and when the direct child
  * exits with members of its group still running, the whole group gets SIGTERM, then SIGKILL after
  * `killGraceMs`. Settles only after no process of the group runs. `spawn` itself happens
- * synchronously, before this returns, so `cwd` only has to stay valid for the call.
+ * synchronously, before this returns, so `cwd` only has to stay valid for the call. Throws when the
+ * spawn fails synchronously (E2BIG); `done` rejects when it fails later (ENOENT, EACCES).
  */
 export function runProcess(spec: ProcessSpec): { done: Promise<CommandResult & { aborted: boolean }> } {
   const started = performance.now();
-  const child = spawn(spec.executable, spec.args, {
-    cwd: spec.cwd,
-    env: spec.env,
-    shell: false,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    windowsHide: true,
-  });
+  // Throws for some failures (E2BIG: an argument over the kernel's 128 KiB limit); others reject `done`.
+  const child = spawnChild(spec);
   const done = new Promise<CommandResult & { aborted: boolean }>((resolve, reject) => {
     const stdout = new OutputBuffer(spec.maxOutputBytes);
     const stderr = new OutputBuffer(spec.maxOutputBytes);
@@ -100,6 +95,17 @@ export function runProcess(spec: ProcessSpec): { done: Promise<CommandResult & {
     });
   });
   return { done };
+}
+
+function spawnChild(spec: ProcessSpec) {
+  return spawn(spec.executable, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    shell: false,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    windowsHide: true,
+  });
 }
 
 function closed(stream: NodeJS.ReadableStream): Promise<void> {

@@ -22,6 +22,12 @@ export interface WriteResult {
   created: boolean;
 }
 
+/** Options of {@link WorkspaceOperations.writeFile}. */
+export interface WriteOptions {
+  /** Write only if the file exists and still holds exactly these bytes (compare and swap). */
+  expectedContent?: Uint8Array;
+}
+
 /** One entry met by {@link WorkspaceOperations.walk}. */
 export interface WalkEntry {
   /** Relative to the workspace root, "/"-separated. */
@@ -59,8 +65,11 @@ export interface WorkspaceOperations {
   isProtected(path: string): boolean;
   /** The bytes of a regular file strictly inside the root. */
   readFile(path: string): Promise<Buffer>;
-  /** Replaces or creates a file strictly inside the root, atomically; creates parent directories. */
-  writeFile(path: string, content: string | Uint8Array): Promise<WriteResult>;
+  /**
+   * Replaces or creates a file strictly inside the root, atomically; creates parent directories.
+   * With `expectedContent`, refuses unless the file still holds exactly those bytes.
+   */
+  writeFile(path: string, content: string | Uint8Array, options?: WriteOptions): Promise<WriteResult>;
   /** Lists a directory (`"."` or undefined for the root), leaving out protected entries. */
   listDirectory(path: string | undefined, maxEntries: number): Promise<DirectoryListing>;
   /**

@@ -17,12 +17,13 @@ import type {
   WalkOptions,
   WalkSummary,
   WorkspaceOperations,
+  WriteOptions,
   WriteResult,
 } from './workspace-operations';
 
 /** Options of {@link Workspace.open}. */
 export interface WorkspaceOptions {
-  /** Globs (picomatch, case-insensitive, relative to the root) refused for every operation. Default `['.git/**', '.env*']`. */
+  /** Globs (picomatch, case-insensitive, relative to the root) refused for every operation. Default {@link DEFAULT_PROTECTED}. */
   protected?: string[];
   /** Largest file read, in bytes. Default 1 MiB. */
   maxReadBytes?: number;
@@ -91,9 +92,11 @@ export class Workspace implements WorkspaceOperations {
   /**
    * Writes a file strictly inside the root atomically: a temp file in the same directory (O_EXCL,
    * O_NOFOLLOW), then rename. Creates missing parent directories one at a time inside the root.
-   * Refuses hard-linked targets and content over `maxWriteBytes` before touching anything.
+   * Refuses hard-linked targets and content over `maxWriteBytes` before touching anything. With
+   * `expectedContent`, the file must still hold exactly those bytes (checked through the verified
+   * directory just before the rename), so an edit never overwrites a change made since its read.
    */
-  async writeFile(path: string, content: string | Uint8Array): Promise<WriteResult> {
+  async writeFile(path: string, content: string | Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
     const { checked, name, relative } = await this.checkTarget(path);
     if (data.length > this.maxWriteBytes) {
@@ -111,6 +114,12 @@ export class Workspace implements WorkspaceOperations {
       if (current !== undefined) assertWritableFile(current, relative);
       if ((final === undefined) !== (current === undefined) || (final && current && !sameFile(final, current))) {
         throw changed(`"${relative}"`, 'was created, deleted or replaced');
+      }
+      if (options.expectedContent !== undefined) {
+        const now = current === undefined ? undefined : await readEntry(directory, name, this.maxReadBytes, current);
+        if (now === undefined || !now.equals(options.expectedContent)) {
+          throw changed(`"${relative}"`, 'was changed by someone else since it was read');
+        }
       }
       await writeAtomically(directory, name, data, current);
       return { path: relative, bytes: data.length, created: current === undefined };

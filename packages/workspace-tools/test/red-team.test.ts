@@ -1,0 +1,451 @@
+// Red-team suite: the model is prompt-injected and every argument is hostile (issue 4, SPEC "Tools").
+// Each case names the attack; a refusal must be a WorkspaceError that touches nothing on disk.
+import { execFileSync } from 'node:child_process';
+import { link, mkdir, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { commandTool, Workspace, WorkspaceError, type WorkspaceOperations, workspaceTools } from '../src/index';
+import { byName, context, isRunning, refusal, snapshot, tempTree } from './helpers';
+
+async function toolsFor(root: string, options: Parameters<typeof Workspace.open>[1] = {}) {
+  const workspace = await Workspace.open(root, options);
+  return { workspace, tools: byName(workspaceTools(workspace)) };
+}
+
+/** Runs a tool call that must be refused; returns the error, checking it is a WorkspaceError. */
+async function refused(promise: unknown): Promise<Error & { code?: string }> {
+  const error = await refusal(promise);
+  expect(WorkspaceError.isInstance(error), String(error)).toBe(true);
+  return error;
+}
+
+describe('path spellings', () => {
+  it('"./", "//" and "." segments stay inside and reach the same file', async () => {
+    const { root } = await tempTree({ 'a/b/c.txt': 'C' });
+    const { tools } = await toolsFor(root);
+    for (const path of ['./a//b/./c.txt', 'a/./b//c.txt', './/a/b/c.txt']) {
+      expect(await tools.read_file!.execute({ path }, context())).toBe('C');
+    }
+    await tools.write_file!.execute({ path: './/a/./new.txt', content: 'N' }, context());
+    expect(await readFile(join(root, 'a', 'new.txt'), 'utf8')).toBe('N');
+  });
+
+  it.each(['.//.env', './.git/', '.git/.', 'x/./../.env', '.env.', '.env/'])(
+    '"%s" reaches no protected file and no parent',
+    async (path) => {
+      const { root, base } = await tempTree({ '.env': 'KEY=1', '.git/config': '[core]' });
+      const before = await snapshot(base);
+      const { tools } = await toolsFor(root);
+      const error = await refused(tools.write_file!.execute({ path: `${path}`, content: 'x' }, context()));
+      expect(error.code).toMatch(/^(protected_path|invalid_path)$/);
+      expect(await snapshot(base)).toEqual(before);
+    },
+  );
+
+  it.each([
+    ['.GIT/config', 'upper-case .GIT'],
+    ['.Git/HEAD', 'mixed-case .Git'],
+    ['.ENV', 'upper-case .ENV'],
+    ['.Env.local', 'mixed-case .Env.local'],
+    ['config/.ENV.production', 'a nested upper-case .ENV.production'],
+  ])('refuses %s (%s) for read, write and edit', async (path) => {
+    const { root, base } = await tempTree({ [path]: 'SECRET=1' });
+    const before = await snapshot(base);
+    const { tools } = await toolsFor(root);
+    for (const call of [
+      tools.read_file!.execute({ path }, context()),
+      tools.write_file!.execute({ path, content: 'x' }, context()),
+      tools.edit_file!.execute({ path, oldText: 'SECRET', newText: 'x' }, context()),
+    ]) {
+      expect((await refused(call)).code).toBe('protected_path');
+    }
+    expect(await snapshot(base)).toEqual(before);
+  });
+
+  it('protects a nested .git directory (a planted repository could run hooks or fsmonitor)', async () => {
+    const { root, base } = await tempTree({ 'vendor/lib/.git/config': '[core]' });
+    const before = await snapshot(base);
+    const { tools } = await toolsFor(root);
+    for (const path of ['vendor/lib/.git/config', 'sub/.git/config', 'sub/.GIT/hooks/pre-commit', 'sub/.git']) {
+      const error = await refused(
+        tools.write_file!.execute({ path, content: '[core]\n\tfsmonitor = touch pwned\n' }, context()),
+      );
+      expect(error.code).toBe('protected_path');
+    }
+    expect(await refused(tools.read_file!.execute({ path: 'vendor/lib/.git/config' }, context()))).toMatchObject({
+      code: 'protected_path',
+    });
+    expect(await tools.find_files!.execute({ pattern: '**/config' }, context())).toBe('No files match "**/config".');
+    expect(await snapshot(base)).toEqual(before);
+  });
+
+  it.each(['\u206a', '\u206b', '\u206c', '\u206d', '\u206e', '\u206f'])(
+    'refuses the HFS+-ignorable code point U+%s hidden in ".git"',
+    async (character) => {
+      const { root, base } = await tempTree();
+      const before = await snapshot(base);
+      const { tools } = await toolsFor(root);
+      const error = await refused(
+        tools.write_file!.execute({ path: `.g${character}it/config`, content: 'x' }, context()),
+      );
+      expect(error.code).toBe('invalid_path');
+      expect(error.message).toMatch(/control or invisible character/);
+      expect(await snapshot(base)).toEqual(before);
+    },
+  );
+
+  it('matches protected patterns across Unicode normalization forms (NFC pattern, NFD path and back)', async () => {
+    const { root, base } = await tempTree();
+    const before = await snapshot(base);
+    const nfc = await toolsFor(root, { protected: ['caf\u00e9/**'] });
+    const nfd = await toolsFor(root, { protected: ['cafe\u0301/**'] });
+    for (const [tools, path] of [
+      [nfc.tools, 'cafe\u0301/menu.txt'],
+      [nfd.tools, 'caf\u00e9/menu.txt'],
+    ] as const) {
+      expect((await refused(tools.write_file!.execute({ path, content: 'x' }, context()))).code).toBe('protected_path');
+    }
+    expect(nfc.workspace.isProtected('CAFE\u0301/x')).toBe(true);
+    expect(await snapshot(base)).toEqual(before);
+  });
+
+  it('refuses a write into a protected directory through parents that do not exist yet, creating none', async () => {
+    const { root, base } = await tempTree();
+    const before = await snapshot(base);
+    const { tools } = await toolsFor(root, { protected: ['secrets/**', '*.pem', 'deploy/keys/*'] });
+    for (const path of ['secrets/new/deep/file.txt', 'fresh/dir/server.PEM', 'deploy/keys/id']) {
+      expect((await refused(tools.write_file!.execute({ path, content: 'x' }, context()))).code).toBe('protected_path');
+    }
+    expect(await snapshot(base)).toEqual(before);
+  });
+
+  it('refuses a name longer than the file system allows, and a path over 4096 characters, touching nothing', async () => {
+    const { root, base } = await tempTree();
+    const before = await snapshot(base);
+    const { tools } = await toolsFor(root);
+    const longName = await refused(
+      tools.write_file!.execute({ path: `d/${'n'.repeat(300)}`, content: 'x' }, context()),
+    );
+    expect(longName).toMatchObject({ code: 'invalid_path' });
+    expect(longName.message).toMatch(/has a name of 300 bytes .*names are limited to 255 bytes/);
+    const multiByte = await refused(
+      tools.write_file!.execute({ path: `d/${'é'.repeat(128)}`, content: 'x' }, context()),
+    );
+    expect(multiByte.message).toMatch(/has a name of 256 bytes/);
+    const longPath = await refused(tools.read_file!.execute({ path: 'a/'.repeat(2049) }, context()));
+    expect(longPath.message).toMatch(/is 4098 characters long; the limit is 4096/);
+    expect(await snapshot(base)).toEqual(before);
+  });
+
+  it('a very deep path inside the limit is created one directory at a time inside the root', async () => {
+    const { root, outside } = await tempTree();
+    const outsideBefore = await snapshot(outside);
+    const { tools } = await toolsFor(root);
+    const path = `${'d/'.repeat(1500)}f.txt`;
+    expect(await tools.write_file!.execute({ path, content: 'deep' }, context())).toBe(`Created ${path} (4 bytes).`);
+    expect(await tools.read_file!.execute({ path }, context())).toBe('deep');
+    expect(await snapshot(outside)).toEqual(outsideBefore);
+  });
+
+  it('a symlinked root given by the caller is resolved once; repointing the link later changes nothing', async () => {
+    const { base, root, outside } = await tempTree({ 'f.txt': 'INSIDE' });
+    await writeFile(join(outside, 'f.txt'), 'OUTSIDE SECRET');
+    const alias = join(base, 'alias');
+    await symlink(root, alias);
+    const outsideBefore = await snapshot(outside);
+    const { tools, workspace } = await toolsFor(alias);
+    expect(workspace.root).toBe(root);
+    await rename(alias, join(base, 'alias.old'));
+    await symlink(outside, alias);
+    expect(await tools.read_file!.execute({ path: 'f.txt' }, context())).toBe('INSIDE');
+    await tools.write_file!.execute({ path: 'f.txt', content: 'NEW' }, context());
+    expect(await readFile(join(root, 'f.txt'), 'utf8')).toBe('NEW');
+    expect(await snapshot(outside)).toEqual(outsideBefore);
+  });
+});
+
+describe('special files and type confusion', () => {
+  it('a FIFO is refused for read, write and edit without blocking, and skipped by find and search', async () => {
+    const { root, outside } = await tempTree({ 'ok.txt': 'needle' });
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+    const before = await snapshot(outside); // (a snapshot of root would block reading the FIFO)
+    const { tools } = await toolsFor(root);
+    for (const call of [
+      tools.read_file!.execute({ path: 'pipe' }, context()),
+      tools.write_file!.execute({ path: 'pipe', content: 'x' }, context()),
+      tools.edit_file!.execute({ path: 'pipe', oldText: 'a', newText: 'b' }, context()),
+      tools.search_text!.execute({ pattern: 'x', path: 'pipe' }, context()),
+    ]) {
+      expect((await refused(call)).code).toBe('not_a_file');
+    }
+    expect(await tools.find_files!.execute({ pattern: '*' }, context())).toBe('ok.txt');
+    expect(await tools.search_text!.execute({ pattern: 'needle' }, context())).toBe('ok.txt:1: needle');
+    expect(await tools.list_directory!.execute({}, context())).toBe('ok.txt (6 bytes)\npipe (special file)');
+    expect((await stat(join(root, 'pipe'))).isFIFO()).toBe(true);
+    expect(await readFile(join(root, 'ok.txt'), 'utf8')).toBe('needle');
+    expect(await snapshot(outside)).toEqual(before);
+  });
+
+  it('a character device (a /dev/null twin) and a unix socket are never read or written', async () => {
+    const { root } = await tempTree();
+    execFileSync('mknod', [join(root, 'null'), 'c', '1', '3']);
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(root, 'sock'), resolve));
+    try {
+      const { tools } = await toolsFor(root);
+      for (const path of ['null', 'sock']) {
+        expect((await refused(tools.read_file!.execute({ path }, context()))).code).toBe('not_a_file');
+        expect((await refused(tools.write_file!.execute({ path, content: 'x' }, context()))).code).toBe('not_a_file');
+      }
+      expect((await stat(join(root, 'null'))).isCharacterDevice()).toBe(true);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('a directory where a file is expected, and a file where a directory is expected', async () => {
+    const { root, base } = await tempTree({ 'dir/inner.txt': 'x', 'file.txt': 'F' });
+    const before = await snapshot(base);
+    const { tools } = await toolsFor(root);
+    expect((await refused(tools.write_file!.execute({ path: 'dir', content: 'x' }, context()))).code).toBe(
+      'not_a_file',
+    );
+    expect((await refused(tools.edit_file!.execute({ path: 'dir', oldText: 'a', newText: 'b' }, context()))).code).toBe(
+      'not_a_file',
+    );
+    expect((await refused(tools.write_file!.execute({ path: 'file.txt/x', content: 'x' }, context()))).code).toBe(
+      'not_a_directory',
+    );
+    expect((await refused(tools.list_directory!.execute({ path: 'file.txt' }, context()))).code).toBe(
+      'not_a_directory',
+    );
+    expect((await refused(tools.find_files!.execute({ pattern: 'file.txt/**' }, context()))).code).toBe(
+      'not_a_directory',
+    );
+    expect(await snapshot(base)).toEqual(before);
+  });
+});
+
+describe('edit_file', () => {
+  it('refuses a hard-linked file, leaving both names unchanged', async () => {
+    const { root, base } = await tempTree({ 'a.txt': 'hello world' });
+    await link(join(root, 'a.txt'), join(root, 'b.txt'));
+    const before = await snapshot(base);
+    const { tools } = await toolsFor(root);
+    const error = await refused(
+      tools.edit_file!.execute({ path: 'b.txt', oldText: 'world', newText: 'there' }, context()),
+    );
+    expect(error.code).toBe('hard_link');
+    expect(error.message).toMatch(/"b.txt" has 2 hard links/);
+    expect(await snapshot(base)).toEqual(before);
+  });
+
+  it('refuses when the file is replaced between its read and the write (no lost update)', async () => {
+    const { root } = await tempTree({ 'f.txt': 'version 1\n' });
+    const workspace = await Workspace.open(root);
+    // A sandbox seam that lets another writer replace the file right after edit_file has read it.
+    const racing: WorkspaceOperations = {
+      maxReadBytes: workspace.maxReadBytes,
+      maxWriteBytes: workspace.maxWriteBytes,
+      isProtected: (path) => workspace.isProtected(path),
+      readFile: async (path) => {
+        const bytes = await workspace.readFile(path);
+        await writeFile(join(root, 'other.tmp'), 'version 2 by someone else\n');
+        await rename(join(root, 'other.tmp'), join(root, 'f.txt'));
+        return bytes;
+      },
+      writeFile: (...args) => workspace.writeFile(...args),
+      listDirectory: (...args) => workspace.listDirectory(...args),
+      walk: (...args) => workspace.walk(...args),
+    };
+    const edit = byName(workspaceTools(racing)).edit_file!;
+    const error = await refused(edit.execute({ path: 'f.txt', oldText: 'version 1', newText: 'edited' }, context()));
+    expect(error.code).toBe('changed_during_operation');
+    expect(await readFile(join(root, 'f.txt'), 'utf8')).toBe('version 2 by someone else\n');
+  });
+
+  it.each([['$&'], ["$'"], ['$`'], ['$$'], ['$1'], ['$<name>'], ["$&$&$`$'$$"]])(
+    'inserts %s literally',
+    async (replacement) => {
+      const { root } = await tempTree({ 'f.txt': 'before TARGET after' });
+      const { tools } = await toolsFor(root);
+      await tools.edit_file!.execute({ path: 'f.txt', oldText: 'TARGET', newText: replacement }, context());
+      expect(await readFile(join(root, 'f.txt'), 'utf8')).toBe(`before ${replacement} after`);
+    },
+  );
+
+  it('counts overlapping occurrences and writes nothing when there are several', async () => {
+    const { root, base } = await tempTree({ 'f.txt': 'aaa' });
+    const before = await snapshot(base);
+    const { tools } = await toolsFor(root);
+    const error = await refused(tools.edit_file!.execute({ path: 'f.txt', oldText: 'aa', newText: 'b' }, context()));
+    expect(error.message).toMatch(/occurs 2 times/);
+    expect(await snapshot(base)).toEqual(before);
+  });
+});
+
+describe('find_files and search_text bounds', () => {
+  it('stops walking a huge tree at maxEntries and says so', async () => {
+    const { root } = await tempTree();
+    await mkdir(join(root, 'many'));
+    await Promise.all(Array.from({ length: 2500 }, (_, index) => writeFile(join(root, 'many', `f${index}.txt`), '')));
+    const workspace = await Workspace.open(root);
+    const tools = byName(workspaceTools(workspace, { find: { maxEntries: 1000, maxResults: 5000 } }));
+    const lines = String(await tools.find_files!.execute({ pattern: '**/*.txt' }, context())).split('\n');
+    expect(lines).toHaveLength(1000);
+    expect(lines.at(-1)).toBe('[search stopped after visiting 1000 entries or at depth 64; use a narrower pattern]');
+  });
+
+  it.each(['?*?*?*?*?*?*?*?*?*?*!', '*a*a*a*a*a*a*a*a*a*a*a*a*b', '**/*a*a*a*a*a*a*a*a*a*a*a*a*b'])(
+    'a glob that would backtrack catastrophically (%s) is matched in linear time',
+    async (pattern) => {
+      const name = 'a'.repeat(200);
+      const hit = `${'a'.repeat(12)}b`;
+      const { root } = await tempTree({ [name]: 'aaa', [`x/${name}`]: 'aaa', [hit]: 'aaa' });
+      const { tools } = await toolsFor(root);
+      const expected = pattern.endsWith('!') ? 'No files match' : hit;
+      expect(String(await tools.find_files!.execute({ pattern }, context()))).toContain(expected);
+      const search = String(await tools.search_text!.execute({ pattern: 'a', glob: pattern }, context()));
+      expect(search).toContain(pattern.endsWith('!') ? 'No matches' : `${hit}:1: aaa`);
+    },
+  );
+
+  it('refuses a brace pattern that expands to too many alternatives', async () => {
+    const { root } = await tempTree({ 'a.txt': '' });
+    const { tools } = await toolsFor(root);
+    const error = await refused(
+      tools.find_files!.execute({ pattern: '{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}/*' }, context()),
+    );
+    expect(error.code).toBe('invalid_arguments');
+    expect(error.message).toMatch(/more than 256/);
+  });
+
+  it.each(['(a|a)*$', '(a*)*b', '^(([a-z])+.)+[A-Z]([a-z])+$', '^(\\w+\\s?)*$'])(
+    'a regex that blows up (%s) is stopped at the deadline',
+    async (pattern) => {
+      const { root } = await tempTree({ 'f.txt': `${'a'.repeat(40)}!` });
+      const workspace = await Workspace.open(root);
+      const tools = byName(workspaceTools(workspace, { search: { timeoutMs: 300 } }));
+      const error = await refused(tools.search_text!.execute({ pattern }, context()));
+      expect(error.code).toBe('search_timeout');
+    },
+  );
+});
+
+describe('commandTool with hostile parameters', () => {
+  async function echoTool(paramSchema: Record<string, unknown> = { type: 'string' }) {
+    const { root } = await tempTree();
+    const workspace = await Workspace.open(root);
+    return {
+      root,
+      tool: commandTool(workspace, {
+        args: { executable: 'printf', args: ['<%s>'], params: { value: paramSchema } },
+        env: { executable: 'env', env: ['BRIDLE_RT_ALLOWED', 'BRIDLE_RT_UNSET'] },
+        sleep: { executable: 'sleep', args: ['5'], timeoutMs: 10_000 },
+      }),
+    };
+  }
+
+  it('a value with newlines, quotes and globs is one argv entry', async () => {
+    const { tool } = await echoTool();
+    const value = 'line1\nline2\r\n\'"*?$(id)';
+    expect((await tool.execute({ command: 'args', params: { value } }, context())).stdout).toBe(`<${value}>`);
+  });
+
+  it.each([
+    ['a\u0000b', /NUL byte/],
+    ['-rf', /starts with "-"/],
+    ['--output=/etc/passwd', /starts with "-"/],
+    ['x'.repeat(4097), /0 to 4096 characters long, got 4097/],
+  ])('refuses the value %j', async (value, message) => {
+    const { tool } = await echoTool();
+    const error = await refused(tool.execute({ command: 'args', params: { value } }, context()));
+    expect(error.code).toBe('invalid_arguments');
+    expect(error.message).toMatch(message);
+  });
+
+  it('an argument over the kernel limit fails clearly instead of crashing', async () => {
+    const { tool } = await echoTool({ type: 'string', maxLength: 300_000 });
+    const error = await refused(tool.execute({ command: 'args', params: { value: 'x'.repeat(200_000) } }, context()));
+    expect(error.code).toBe('command_failed');
+    expect(error.message).toMatch(/could not start: spawn E2BIG \(the arguments or environment are too large/);
+  });
+
+  it('the child sees only PATH and the allow-listed variables that are set', async () => {
+    process.env.BRIDLE_RT_ALLOWED = 'yes';
+    process.env.BRIDLE_RT_SECRET = 'leaked';
+    try {
+      const { tool } = await echoTool();
+      const result = await tool.execute({ command: 'env' }, context());
+      expect(result.stdout.trim().split('\n').sort()).toEqual(['BRIDLE_RT_ALLOWED=yes', `PATH=${process.env.PATH}`]);
+    } finally {
+      delete process.env.BRIDLE_RT_ALLOWED;
+      delete process.env.BRIDLE_RT_SECRET;
+    }
+  });
+
+  it('an abort while the command is starting runs nothing', async () => {
+    const { root } = await tempTree();
+    const workspace = await Workspace.open(root);
+    const tool = commandTool(workspace, { make: { executable: 'touch', args: ['made'] } });
+    const controller = new AbortController();
+    const pending = tool.execute({ command: 'make' }, context(controller.signal));
+    controller.abort(); // execute is now awaiting the workspace's directory checks
+    expect((await refused(pending)).code).toBe('aborted');
+    await expect(stat(join(root, 'made'))).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('commandTool process trees', () => {
+  async function run(script: string, preset: { timeoutMs?: number; maxOutputBytes?: number } = {}) {
+    const { root } = await tempTree();
+    const workspace = await Workspace.open(root);
+    const tool = commandTool(
+      workspace,
+      { script: { executable: 'sh', args: ['-c', script], ...preset } },
+      { killGraceMs: 200 },
+    );
+    const result = await tool.execute({ command: 'script' }, context());
+    const pids = (await readFile(join(root, 'pids.txt'), 'utf8').catch(() => ''))
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+    return { result, pids };
+  }
+
+  it('a grandchild that double-forks (reparented to init, same group) is gone after the timeout', async () => {
+    const { result, pids } = await run("( sh -c 'echo $$ >> pids.txt; exec sleep 30' & ) ; sleep 30", {
+      timeoutMs: 400,
+    });
+    expect(result.timedOut).toBe(true);
+    expect(pids).toHaveLength(1);
+    expect(await isRunning(pids[0]!)).toBe(false);
+  });
+
+  it('a double-forked grandchild that ignores SIGTERM is killed after the grace period', async () => {
+    const { result, pids } = await run(
+      '( sh -c \'trap "" TERM; echo $$ >> pids.txt; while :; do sleep 1; done\' & ) ; while [ ! -s pids.txt ]; do sleep 0.05; done; echo started',
+      { timeoutMs: 5_000 },
+    );
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'started\n', timedOut: false });
+    expect(pids).toHaveLength(1);
+    expect(await isRunning(pids[0]!)).toBe(false);
+  });
+
+  it('an output flood is capped per stream with a marker, and memory stays bounded', async () => {
+    const { result } = await run('head -c 5000000 /dev/zero | tr "\\0" x; head -c 3000000 /dev/zero >&2', {
+      maxOutputBytes: 1000,
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(`${'x'.repeat(1000)}\n[output truncated: 4999000 more bytes not shown]`);
+    expect(result.stderr).toMatch(/\n\[output truncated: 2999000 more bytes not shown\]$/);
+  });
+
+  it('an endless flood ends at the timeout, capped', async () => {
+    const { result } = await run('yes', { timeoutMs: 300, maxOutputBytes: 10 });
+    expect(result.timedOut).toBe(true);
+    expect(result.stdout).toMatch(/^y\ny\ny\ny\ny\n\n\[output truncated: \d+ more bytes not shown\]$/);
+  });
+});
