@@ -80,9 +80,10 @@ describe('path spellings', () => {
     expect(await snapshot(base)).toEqual(before);
   });
 
-  it.each(['\u206a', '\u206b', '\u206c', '\u206d', '\u206e', '\u206f'])(
+  it.each(['206A', '206B', '206C', '206D', '206E', '206F'])(
     'refuses the HFS+-ignorable code point U+%s hidden in ".git"',
-    async (character) => {
+    async (hex) => {
+      const character = String.fromCodePoint(Number.parseInt(hex, 16));
       const { root, base } = await tempTree();
       const before = await snapshot(base);
       const { tools } = await toolsFor(root);
