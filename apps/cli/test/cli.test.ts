@@ -56,12 +56,12 @@ describe('bridle (usage)', () => {
   });
 
   it('names the key a chosen model needs', async () => {
-    const result = await runCli(['run', 'hi', '--model', 'anthropic:claude-sonnet-4-5'], {
+    const result = await runCli(['run', 'hi', '--model', 'anthropic:claude-sonnet-4-6'], {
       env: cliEnv({ OPENAI_API_KEY: 'sk-test' }),
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'bridle: Model anthropic:claude-sonnet-4-5 needs ANTHROPIC_API_KEY: set it in the environment or in .env',
+      'bridle: Model anthropic:claude-sonnet-4-6 needs ANTHROPIC_API_KEY: set it in the environment or in .env',
     );
   });
 

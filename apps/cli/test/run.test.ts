@@ -167,13 +167,13 @@ describe('bridle run', () => {
   it('uses the Anthropic adapter for anthropic: ids', async () => {
     server = await fakeAnthropicServer([{ content: 'Hi from Claude.', usage }]);
     const env = cliEnv({ ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: server.url });
-    const result = await runCli(['run', 'hi', '--model', 'anthropic:claude-sonnet-4-5', '--system', 'Be brief.'], {
+    const result = await runCli(['run', 'hi', '--model', 'anthropic:claude-sonnet-4-6', '--system', 'Be brief.'], {
       env,
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Hi from Claude.\n');
     const body = server.requests[0]?.body as { model: string; system?: unknown } | undefined;
-    expect(body?.model).toBe('claude-sonnet-4-5');
+    expect(body?.model).toBe('claude-sonnet-4-6');
     expect(JSON.stringify(body?.system)).toContain('Be brief.');
     expect(JSON.stringify(body?.system)).toContain('<skill name=\\"assistant\\">');
   });

@@ -89,7 +89,7 @@ describe('GET /health and GET /ready', () => {
   });
 
   it('is not ready when BRIDLE_MODEL names a provider whose key is missing', async () => {
-    const server = await startTestServer({ env: { BRIDLE_MODEL: 'anthropic:claude-sonnet-4-5' } });
+    const server = await startTestServer({ env: { BRIDLE_MODEL: 'anthropic:claude-sonnet-4-6' } });
     const body = await json(await fetch(`${server.url}/ready`));
     expect(body.error.message).toMatch(/needs ANTHROPIC_API_KEY/);
   });

@@ -16,7 +16,7 @@ const CLIENT_TIMEOUT_MS = 10 * 60 * 1000;
  * for bad options or a missing API key.
  *
  * @example
- * const model = anthropic({ model: 'claude-sonnet-4-5' }); // key from ANTHROPIC_API_KEY
+ * const model = anthropic({ model: 'claude-sonnet-4-6' }); // key from ANTHROPIC_API_KEY
  */
 export function anthropic(options: AnthropicOptions): Model {
   const resolved = resolveAnthropicOptions(options);

@@ -3,7 +3,7 @@ import { ConfigError, describeValue } from '@bridle/protocol';
 
 /** Options of {@link anthropic}. */
 export interface AnthropicOptions {
-  /** Model name, e.g. `claude-sonnet-4-5`. Required. */
+  /** Model name, e.g. `claude-sonnet-4-6`. Required. */
   model: string;
   /** Default: `ANTHROPIC_API_KEY`. Required (unless `client` is given): a missing key is a `ConfigError`. */
   apiKey?: string;
@@ -32,13 +32,13 @@ export function resolveAnthropicOptions(options: AnthropicOptions): {
 } {
   if (typeof options !== 'object' || options === null) {
     throw new ConfigError(
-      `anthropic: options must be an object like { model: 'claude-sonnet-4-5' }, got ${describeValue(options)}.`,
+      `anthropic: options must be an object like { model: 'claude-sonnet-4-6' }, got ${describeValue(options)}.`,
     );
   }
   const { model, maxTokens = DEFAULT_MAX_TOKENS } = options;
   if (typeof model !== 'string' || model.trim() === '') {
     throw new ConfigError(
-      `anthropic: model must be a non-empty string like 'claude-sonnet-4-5', got ${describeValue(model)}.`,
+      `anthropic: model must be a non-empty string like 'claude-sonnet-4-6', got ${describeValue(model)}.`,
     );
   }
   if (!(Number.isSafeInteger(maxTokens) && maxTokens > 0)) {

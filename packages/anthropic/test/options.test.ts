@@ -20,17 +20,17 @@ function configError(create: () => unknown): ConfigError {
 describe('anthropic options', () => {
   it('refuses a missing API key at creation, naming ANTHROPIC_API_KEY', () => {
     vi.stubEnv('ANTHROPIC_API_KEY', '');
-    expect(configError(() => anthropic({ model: 'claude-sonnet-4-5' })).message).toContain('ANTHROPIC_API_KEY');
+    expect(configError(() => anthropic({ model: 'claude-sonnet-4-6' })).message).toContain('ANTHROPIC_API_KEY');
   });
 
   it('takes the key and base URL from the environment', async () => {
     const server = await serve([{ content: 'from env' }]);
     vi.stubEnv('ANTHROPIC_API_KEY', 'sk-ant-env');
     vi.stubEnv('ANTHROPIC_BASE_URL', server.baseURL);
-    const model = anthropic({ model: 'claude-sonnet-4-5' });
+    const model = anthropic({ model: 'claude-sonnet-4-6' });
 
     expect((await model.generate(modelRequest([{ role: 'user', content: 'Hi' }]))).content).toBe('from env');
-    expect(model.id).toBe('anthropic:claude-sonnet-4-5');
+    expect(model.id).toBe('anthropic:claude-sonnet-4-6');
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-ant-env');
   });
 

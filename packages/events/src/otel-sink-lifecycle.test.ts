@@ -67,14 +67,14 @@ describe('otelSink with live emitters', () => {
   it('ends a model call cut by an abort at run_end', () => {
     const { sink, spans } = setupOtel();
     const emitter = new RunEmitter({ runId: 'stop', onEvent: sink.onEvent });
-    emitter.emit({ type: 'run_start', model: 'anthropic:claude-sonnet-4-5' });
+    emitter.emit({ type: 'run_start', model: 'anthropic:claude-sonnet-4-6' });
     emitter.emit({ type: 'model_start', step: 1, attempt: 1 });
     vi.advanceTimersByTime(5);
     emitter.emit({ type: 'run_end', status: 'aborted', steps: 0, toolCalls: 0, usage, error: 'Aborted by caller' });
 
     expect(spans().map((span) => [span.name, span.status, span.attributes['error.type']])).toEqual([
       [
-        'chat claude-sonnet-4-5',
+        'chat claude-sonnet-4-6',
         { code: ERROR, message: 'the run ended (aborted) before the model call finished' },
         'aborted',
       ],

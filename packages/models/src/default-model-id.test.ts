@@ -9,12 +9,12 @@ describe('defaultModelId', () => {
 
   it('falls back to the provider whose key is present, OpenAI first', () => {
     expect(defaultModelId({ OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' })).toBe('openai:gpt-4o-mini');
-    expect(defaultModelId({ ANTHROPIC_API_KEY: 'k' })).toBe('anthropic:claude-sonnet-4-5');
+    expect(defaultModelId({ ANTHROPIC_API_KEY: 'k' })).toBe('anthropic:claude-sonnet-4-6');
   });
 
   it('ignores blank variables', () => {
     expect(defaultModelId({ BRIDLE_MODEL: ' ', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: 'k' })).toBe(
-      'anthropic:claude-sonnet-4-5',
+      'anthropic:claude-sonnet-4-6',
     );
   });
 

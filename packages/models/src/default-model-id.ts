@@ -6,7 +6,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 /** Used when only `OPENAI_API_KEY` is set. */
 export const DEFAULT_OPENAI_MODEL = 'openai:gpt-4o-mini';
 /** Used when only `ANTHROPIC_API_KEY` is set. */
-export const DEFAULT_ANTHROPIC_MODEL = 'anthropic:claude-sonnet-4-5';
+export const DEFAULT_ANTHROPIC_MODEL = 'anthropic:claude-sonnet-4-6';
 
 function isSet(value: string | undefined): value is string {
   return value !== undefined && value.trim() !== '';
@@ -14,7 +14,7 @@ function isSet(value: string | undefined): value is string {
 
 /**
  * The model id to use when none was given: `BRIDLE_MODEL`, else `openai:gpt-4o-mini` when
- * `OPENAI_API_KEY` is set, else `anthropic:claude-sonnet-4-5` when `ANTHROPIC_API_KEY` is set.
+ * `OPENAI_API_KEY` is set, else `anthropic:claude-sonnet-4-6` when `ANTHROPIC_API_KEY` is set.
  * Throws `ConfigError` naming the variables to set when none is. The id is not validated here.
  */
 export function defaultModelId(env: Environment = process.env): string {

@@ -15,7 +15,7 @@ function errorOf(fn: () => unknown): ConfigError {
 describe('parseModelId', () => {
   it('parses openai and anthropic ids', () => {
     expect(parseModelId('openai:gpt-4o-mini')).toEqual({ provider: 'openai', model: 'gpt-4o-mini' });
-    expect(parseModelId('anthropic:claude-sonnet-4-5')).toEqual({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    expect(parseModelId('anthropic:claude-sonnet-4-6')).toEqual({ provider: 'anthropic', model: 'claude-sonnet-4-6' });
     expect(parseModelId('  openai:gpt-4.1  ')).toEqual({ provider: 'openai', model: 'gpt-4.1' });
   });
 
@@ -49,7 +49,7 @@ describe('parseModelId', () => {
     const error = errorOf(() => parseModelId('gpt-4o-mini'));
     expect(error.code).toBe('invalid_config');
     expect(error.message).toBe(
-      'Invalid model id "gpt-4o-mini": expected <provider>:<model>, such as openai:gpt-4o-mini, anthropic:claude-sonnet-4-5 or openai-compatible:http://localhost:11434/v1#llama3.2.',
+      'Invalid model id "gpt-4o-mini": expected <provider>:<model>, such as openai:gpt-4o-mini, anthropic:claude-sonnet-4-6 or openai-compatible:http://localhost:11434/v1#llama3.2.',
     );
   });
 
@@ -64,7 +64,7 @@ describe('parseModelId', () => {
       'the model name after "openai:" must be non-empty',
     );
     expect(errorOf(() => parseModelId('anthropic:claude sonnet')).message).toContain(
-      'e.g. anthropic:claude-sonnet-4-5',
+      'e.g. anthropic:claude-sonnet-4-6',
     );
   });
 

@@ -13,7 +13,7 @@ export interface ModelSpec {
 }
 
 const EXAMPLES =
-  'openai:gpt-4o-mini, anthropic:claude-sonnet-4-5 or openai-compatible:http://localhost:11434/v1#llama3.2';
+  'openai:gpt-4o-mini, anthropic:claude-sonnet-4-6 or openai-compatible:http://localhost:11434/v1#llama3.2';
 
 /**
  * Parses a model id: `openai:<model>`, `anthropic:<model>` or `openai-compatible:<baseURL>#<model>`
@@ -35,7 +35,7 @@ export function parseModelId(id: unknown): ModelSpec {
     case 'anthropic':
       if (rest === '' || /\s/.test(rest)) {
         throw new ConfigError(
-          `Invalid model id "${trimmed}": the model name after "${provider}:" must be non-empty without spaces, e.g. ${provider === 'openai' ? 'openai:gpt-4o-mini' : 'anthropic:claude-sonnet-4-5'}.`,
+          `Invalid model id "${trimmed}": the model name after "${provider}:" must be non-empty without spaces, e.g. ${provider === 'openai' ? 'openai:gpt-4o-mini' : 'anthropic:claude-sonnet-4-6'}.`,
         );
       }
       return { provider, model: rest };

@@ -67,7 +67,7 @@ describe('resolveModel', () => {
   });
 
   it('uses the default model id when none is given', () => {
-    expect(resolveModel(undefined, { env: { ANTHROPIC_API_KEY: 'k' } }).id).toBe('anthropic:claude-sonnet-4-5');
+    expect(resolveModel(undefined, { env: { ANTHROPIC_API_KEY: 'k' } }).id).toBe('anthropic:claude-sonnet-4-6');
     expect(configError(() => resolveModel(undefined, { env: {} }))).toContain('No model configured');
   });
 
@@ -77,7 +77,7 @@ describe('resolveModel', () => {
     );
     expect(
       configError(() =>
-        resolveModel('anthropic:claude-sonnet-4-5', { env: { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: ' ' } }),
+        resolveModel('anthropic:claude-sonnet-4-6', { env: { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: ' ' } }),
       ),
     ).toContain('needs ANTHROPIC_API_KEY');
   });

@@ -86,7 +86,7 @@ export type ModelStreamPart = { type: 'text_delta'; text: string } | { type: 're
 
 /** A language model behind any provider. */
 export interface Model {
-  /** e.g. `openai:gpt-4o-mini`, `anthropic:claude-sonnet-4-5`. */
+  /** e.g. `openai:gpt-4o-mini`, `anthropic:claude-sonnet-4-6`. */
   readonly id: string;
   generate(request: ModelRequest): Promise<ModelResponse>;
   /** Optional streaming: yields text deltas and ends with `{ type: 'response', response }`. */
