@@ -6,7 +6,15 @@ import {
   startFakeProviderServer,
   type WireFormat,
 } from './fake-provider-server';
-import { argumentDeltas, argumentsText, fakeId, requestedModel, textDeltas, usageOf } from './fake-wire-helpers';
+import {
+  argumentDeltas,
+  argumentsText,
+  fakeId,
+  renderRaw,
+  requestedModel,
+  textDeltas,
+  usageOf,
+} from './fake-wire-helpers';
 
 type Body = Record<string, unknown>;
 
@@ -100,6 +108,7 @@ function render(
   request: FakeProviderRequest,
   callIndex: number,
 ): { json: unknown } | { events: SseEvent[] } {
+  if (outcome.type === 'raw') return renderRaw(outcome, (request.body as Body | null)?.stream === true, true);
   const response = 'response' in outcome && outcome.response ? outcome.response : { content: '' };
   if ((request.body as Body | null)?.stream !== true)
     return { json: message(response, request, callIndex, true, outcome) };

@@ -5,6 +5,7 @@ import {
   argumentDeltas,
   argumentsText,
   fakeId,
+  renderRaw,
   requestedModel,
   roundRobin,
   textDeltas,
@@ -82,6 +83,7 @@ export function renderChat(
   request: FakeProviderRequest,
   callIndex: number,
 ): { json: unknown } | { events: SseEvent[] } {
+  if (outcome.type === 'raw') return renderRaw(outcome, (request.body as Body | null)?.stream === true, false);
   const response = 'response' in outcome && outcome.response ? outcome.response : { content: '' };
   const body = (request.body ?? {}) as Body;
   if (body.stream !== true) return { json: completion(response, request, callIndex, outcome) };

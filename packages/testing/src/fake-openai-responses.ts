@@ -5,6 +5,7 @@ import {
   argumentDeltas,
   argumentsText,
   fakeId,
+  renderRaw,
   requestedModel,
   roundRobin,
   textDeltas,
@@ -44,17 +45,23 @@ function outputItems(response: ModelResponse, callIndex: number): Item[] {
 }
 
 /** A `response` object shaped like the Responses API's. */
-function responseObject(response: ModelResponse, request: FakeProviderRequest, callIndex: number, done: boolean): Body {
+function responseObject(
+  response: ModelResponse,
+  request: FakeProviderRequest,
+  callIndex: number,
+  done: boolean,
+  incomplete?: string,
+): Body {
   const body = (request.body ?? {}) as Body;
   const usage = usageOf(response, request.body);
   return {
     id: fakeId('resp', callIndex),
     object: 'response',
     created_at: unixNow(),
-    status: done ? 'completed' : 'in_progress',
+    status: done ? (incomplete ? 'incomplete' : 'completed') : 'in_progress',
     background: false,
     error: null,
-    incomplete_details: null,
+    incomplete_details: done && incomplete ? { reason: incomplete } : null,
     instructions: body.instructions ?? null,
     max_output_tokens: body.max_output_tokens ?? null,
     model: requestedModel(body),
@@ -138,9 +145,12 @@ export function renderResponses(
   request: FakeProviderRequest,
   callIndex: number,
 ): { json: unknown } | { events: SseEvent[] } {
+  if (outcome.type === 'raw') return renderRaw(outcome, (request.body as Body | null)?.stream === true, true);
   const response = 'response' in outcome && outcome.response ? outcome.response : { content: '' };
   const stream = (request.body as Body | null)?.stream === true;
-  if (!stream) return { json: responseObject(response, request, callIndex, true) };
+  // `stopReason` (e.g. `max_output_tokens`) makes an incomplete response, as a capped or filtered one is.
+  const incomplete = outcome.type === 'response' ? outcome.stopReason : undefined;
+  if (!stream) return { json: responseObject(response, request, callIndex, true, incomplete) };
 
   const before = outcome.type === 'stream_error' ? (outcome.before ?? { content: '' }) : response;
   const calls = functionCallItems(before, callIndex);
@@ -160,7 +170,8 @@ export function renderResponses(
       param: null,
     });
   } else {
-    body.push({ type: 'response.completed', response: responseObject(response, request, callIndex, true) });
+    const type = incomplete ? 'response.incomplete' : 'response.completed';
+    body.push({ type, response: responseObject(response, request, callIndex, true, incomplete) });
   }
   return {
     events: body.map((data, sequence) => ({ event: String(data.type), data: { ...data, sequence_number: sequence } })),

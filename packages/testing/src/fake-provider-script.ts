@@ -59,8 +59,23 @@ export interface FakeResponse {
   type: 'response';
   response: ModelResponse;
   interleave?: boolean;
-  /** Anthropic `stop_reason` / Chat `finish_reason` to report instead of the natural one (e.g. `max_tokens`). */
+  /**
+   * Anthropic `stop_reason` / Chat `finish_reason` to report instead of the natural one (e.g. `max_tokens`,
+   * `length`); for the Responses API the `incomplete_details.reason` of an incomplete response (`max_output_tokens`).
+   */
   stopReason?: string;
+}
+
+/**
+ * Exact wire data, replayed as it is: `json` answers a request that does not stream (HTTP 200), `events` one that
+ * does (each item one SSE `data:` line, JSON-encoded unless it is a string such as `'[DONE]'`; Anthropic and
+ * Responses events also get an `event:` line named after their `type`). Use it for shapes the `ModelResponse`
+ * rendering cannot produce: refusals, reasoning items, thinking blocks, truncated answers, servers' quirks.
+ */
+export interface FakeRaw {
+  type: 'raw';
+  json?: unknown;
+  events?: readonly unknown[];
 }
 
 /**
@@ -76,6 +91,7 @@ export type FakeProviderStep =
   | FakeHang
   | FakeCut
   | FakeResponse
+  | FakeRaw
   | ((request: FakeProviderRequest, callIndex: number) => FakeProviderStep | Promise<FakeProviderStep>);
 
 /** Steps taken in order (one per model call), or one function called for every model call. */
@@ -90,6 +106,7 @@ export type FakeOutcome =
   | FakeStreamError
   | FakeHang
   | FakeCut
+  | FakeRaw
   | { type: 'network_drop' };
 
 const STATUS_BY_CODE: Record<string, number> = {

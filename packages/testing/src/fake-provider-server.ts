@@ -104,7 +104,9 @@ function write(
   const stop = 'events' in rendered ? stopPoint(outcome, rendered.events.length) : undefined;
   if ('json' in rendered) {
     const text = JSON.stringify(rendered.json);
-    if (outcome.type === 'response') return sendJson(response, 200, rendered.json, format.headers());
+    if (outcome.type === 'response' || outcome.type === 'raw') {
+      return sendJson(response, 200, rendered.json, format.headers());
+    }
     response.writeHead(200, { 'content-type': 'application/json', ...format.headers() });
     response.write(text.slice(0, Math.floor(text.length / 2)));
     if (outcome.type === 'cut') response.socket?.destroy();

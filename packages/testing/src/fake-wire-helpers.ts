@@ -1,4 +1,6 @@
 import type { ModelResponse, ToolCall, Usage } from '@bridle/protocol';
+import type { FakeRaw } from './fake-provider-script';
+import type { SseEvent } from './fake-provider-server';
 
 /** Splits text into word-sized deltas (like `scriptedModel`'s stream), so clients see several deltas. */
 export function textDeltas(text: string): string[] {
@@ -55,4 +57,23 @@ export function roundRobin<T>(lists: readonly T[][]): T[] {
   const longest = Math.max(0, ...lists.map((list) => list.length));
   for (let i = 0; i < longest; i++) for (const list of lists) if (i < list.length) out.push(list[i] as T);
   return out;
+}
+
+/**
+ * A raw step as the server sends it: its `json` body, or its `events` when the request streams (`named`: each gets
+ * an `event:` line from its `type`, as Anthropic and the Responses API send). Throws when the step has no form for
+ * the request, so the test sees a 500 that says which is missing.
+ */
+export function renderRaw(step: FakeRaw, stream: boolean, named: boolean): { json: unknown } | { events: SseEvent[] } {
+  if (!stream) {
+    if (step.json === undefined) throw new Error('the raw step has no json for a request that does not stream');
+    return { json: step.json };
+  }
+  if (step.events === undefined) throw new Error('the raw step has no events for a streaming request');
+  return {
+    events: step.events.map((data) => {
+      const type = (data as { type?: unknown } | null)?.type;
+      return named && typeof type === 'string' ? { event: type, data } : { data };
+    }),
+  };
 }

@@ -8,6 +8,7 @@ export type {
   FakeProviderRequest,
   FakeProviderScript,
   FakeProviderStep,
+  FakeRaw,
   FakeResponse,
   FakeStreamError,
 } from './fake-provider-script';
