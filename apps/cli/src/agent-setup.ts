@@ -1,5 +1,6 @@
-import { stat } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { defaultModelId, resolveModel } from '@bridle/models';
 import { ConfigError, type Model, type Tool } from '@bridle/protocol';
 import {
@@ -110,5 +111,14 @@ function looksLikePath(value: string): boolean {
 async function openWorkspace(root: string): Promise<Workspace> {
   const info = await stat(root).catch(() => undefined);
   if (!info?.isDirectory()) throw new ConfigError(`--workspace ${root} is not a folder: give an existing directory.`);
+  // The agent may read, edit and run commands anywhere below the workspace: never the whole disk or the
+  // home folder (keys, shell profiles), however they are spelled (`/`, `~`, a symlink to either).
+  const real = await realpath(root);
+  const home = await realpath(homedir()).catch(() => undefined);
+  if (dirname(real) === real || real === home) {
+    throw new ConfigError(
+      `--workspace ${root} is ${real === home ? 'your home folder' : 'the root of the file system'} (${real}): the agent could read and change everything in it. Give the project folder instead.`,
+    );
+  }
   return await Workspace.open(root);
 }

@@ -18,8 +18,17 @@ export interface InputItem extends BatchItem {
 
 const NUMBER_FIELDS = ['maxSteps', 'maxToolCalls', 'timeoutMs'] as const;
 
+/** Longest input line, in characters (8 MiB): far beyond any model's context, and bounds what one item holds. */
+export const MAX_LINE_CHARS = 8 * 1024 * 1024;
+
 /** Parses one JSONL line into an item, or says what is wrong with it. Blank lines give `undefined`. */
 export function parseInputLine(text: string, line: number): InputItem | BadLine | undefined {
+  if (text.length > MAX_LINE_CHARS) {
+    return {
+      line,
+      error: `the line is ${(text.length / 1024 / 1024).toFixed(1)} MiB long, more than the ${MAX_LINE_CHARS / 1024 / 1024} MiB limit per item: shorten the prompt or split it`,
+    };
+  }
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {

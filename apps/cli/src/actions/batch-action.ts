@@ -3,7 +3,7 @@ import { type BatchResult, runBatch } from '@bridle/batch';
 import { ConfigError } from '@bridle/protocol';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import { readBatchInput } from '../batch-input';
-import { openResultAppender, readDoneIds, toResultLine } from '../batch-output';
+import { openResultAppender, type ResultAppender, readDoneIds, toResultLine } from '../batch-output';
 import { createBatchProgressView } from '../batch-progress';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
@@ -30,7 +30,19 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     );
   });
   for (const entry of bad) io.stderr.write(style.yellow(`${inputFile}:${entry.line}: skipped: ${entry.error}\n`));
-  const done = readDoneIds(outPath);
+  // Open the results file before anything runs: a folder or an unwritable path is a usage error (exit 2),
+  // never a failure after the first model calls were paid for.
+  let done: Set<string>;
+  let appender: ResultAppender;
+  try {
+    done = readDoneIds(outPath);
+    appender = openResultAppender(outPath);
+  } catch (error) {
+    throw new ConfigError(
+      `Cannot write the results to ${outPath}: ${(error as Error).message}. Give --out a file in an existing, writable folder.`,
+      { cause: error },
+    );
+  }
   const todo = items.filter((item) => !done.has(item.id));
   const skipped = items.length - todo.length;
   io.stderr.write(
@@ -39,7 +51,6 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     ),
   );
 
-  const appender = openResultAppender(outPath);
   const view = createBatchProgressView(io.stderr, style, todo.length);
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => controller.abort(new Error('Interrupted (Ctrl-C)')));

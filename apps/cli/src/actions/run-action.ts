@@ -73,10 +73,17 @@ async function resolvePrompt(context: CommandContext, prompt: string | undefined
 
 async function openTrace(context: CommandContext, file: string) {
   const { resolve } = await import('node:path');
+  const { closeSync, openSync } = await import('node:fs');
   const path = resolve(context.io.cwd, file);
   try {
+    // The sink opens its file lazily: open it here first, so an unwritable path stops before the run
+    // (exit 2) instead of failing after the model was paid for.
+    closeSync(openSync(path, 'a'));
     return jsonlSink(path);
   } catch (error) {
-    throw new ConfigError(`Cannot write the trace to ${path}: ${(error as Error).message}`, { cause: error });
+    throw new ConfigError(
+      `Cannot write the trace to ${path}: ${(error as Error).message}. Give a file in an existing, writable folder.`,
+      { cause: error },
+    );
   }
 }
