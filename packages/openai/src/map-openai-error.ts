@@ -7,7 +7,8 @@ import {
 } from '@bridle/protocol';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
-const CONTEXT_LENGTH = /context[_ ]length|maximum context|too many tokens|prompt is too long|reduce the length/i;
+const CONTEXT_LENGTH =
+  /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|reduce the length/i;
 const ADVICE: Record<ProviderErrorCode, string> = {
   rate_limited: 'Wait and retry, or lower the request rate.',
   auth: 'Check OPENAI_API_KEY (or the apiKey option) and that the key may use this model.',
@@ -36,19 +37,23 @@ export function codeForErrorType(type: string | null | undefined, message: strin
   return 'server';
 }
 
-/** A `ProviderError` with the standard message: what failed, the provider's words, and what to do. */
+/**
+ * A `ProviderError` with the standard message: what failed, the provider's words, and what to do (the advice for
+ * the code unless `advice` says better).
+ */
 export function providerError(
   provider: string,
   code: ProviderErrorCode,
   detail: string,
-  extra: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
+  extra: { status?: number; retryAfterMs?: number; cause?: unknown; advice?: string } = {},
 ): ProviderError {
-  const status = extra.status === undefined ? '' : ` (HTTP ${extra.status})`;
+  const { advice = ADVICE[code], ...fields } = extra;
+  const status = fields.status === undefined ? '' : ` (HTTP ${fields.status})`;
   return new ProviderError({
     code,
     provider,
-    message: `${provider} request failed${status}: ${detail}. ${ADVICE[code]}`,
-    ...extra,
+    message: `${provider} request failed${status}: ${detail}. ${advice}`,
+    ...fields,
   });
 }
 
@@ -66,7 +71,9 @@ export function mapOpenAIError(error: unknown, signal: AbortSignal, provider: st
   if (error instanceof APIError) {
     const detail = error.message;
     if (error.status === undefined) {
-      return providerError(provider, codeForErrorType(error.type ?? error.code, detail), detail, { cause: error });
+      // A stream error event: its type (`invalid_request_error`) and code (`context_length_exceeded`) both count.
+      const kind = [error.type, error.code].filter(Boolean).join(' ');
+      return providerError(provider, codeForErrorType(kind, detail), detail, { cause: error });
     }
     const code = codeForStatus(error.status, `${error.code ?? ''} ${detail}`);
     const retryAfterMs = code === 'rate_limited' || code === 'server' ? parseRetryAfter(error.headers) : undefined;

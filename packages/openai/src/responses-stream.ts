@@ -1,8 +1,8 @@
 import type { ModelResponse, ModelStreamPart, ToolCall, Usage } from '@bridle/protocol';
 import { abortReason } from '@bridle/protocol';
-import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { codeForErrorType, providerError } from './map-openai-error';
-import { fromResponsesUsage } from './responses-result';
+import { checkIncomplete, failedResponseError, fromResponsesUsage } from './responses-result';
 import { parseToolArguments } from './tool-arguments';
 
 interface PendingCall {
@@ -27,7 +27,7 @@ export async function* readResponsesStream(
   let content = '';
   const calls = new Map<string, PendingCall>();
   let usage: Usage | undefined;
-  let finished = false;
+  let final: Response | undefined;
 
   for await (const event of events) {
     if (signal.aborted) throw abortReason(signal);
@@ -69,13 +69,10 @@ export async function* readResponsesStream(
       case 'response.completed':
       case 'response.incomplete':
         usage = fromResponsesUsage(event.response.usage);
-        finished = true;
+        final = event.response;
         break;
-      case 'response.failed': {
-        const error = event.response.error;
-        const message = error ? `${error.code}: ${error.message}` : 'the response failed';
-        throw providerError(provider, codeForErrorType(error?.code, message), message);
-      }
+      case 'response.failed':
+        throw failedResponseError(event.response, provider);
       case 'error':
         throw providerError(
           provider,
@@ -85,7 +82,7 @@ export async function* readResponsesStream(
     }
   }
   if (signal.aborted) throw abortReason(signal);
-  if (!finished) throw providerError(provider, 'network', 'the response stream ended before response.completed');
+  if (!final) throw providerError(provider, 'network', 'the response stream ended before response.completed');
 
   const toolCalls: ToolCall[] = [...calls.values()]
     .sort((a, b) => a.outputIndex - b.outputIndex)
@@ -93,5 +90,6 @@ export async function* readResponsesStream(
   const response: ModelResponse = { content };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
   if (usage) response.usage = usage;
+  checkIncomplete(final, response, provider);
   yield { type: 'response', response };
 }

@@ -1,13 +1,16 @@
 /**
- * Parses the arguments text of a tool call. Empty text is `{}` (a call without parameters); text that is not valid
- * JSON is returned as the raw string, so the registry rejects it and the model is told what was wrong.
+ * Parses the arguments of a tool call. Empty (or absent) text is `{}` (a call without parameters); text that is not
+ * valid JSON is returned as the raw string, so the registry rejects it and the model is told what was wrong. A value
+ * that is already parsed (some compatible servers send an object instead of a JSON string) is taken as it is.
  */
-export function parseToolArguments(text: string): unknown {
-  if (text.trim() === '') return {};
+export function parseToolArguments(value: unknown): unknown {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'string') return value;
+  if (value.trim() === '') return {};
   try {
-    return JSON.parse(text);
+    return JSON.parse(value);
   } catch {
-    return text;
+    return value;
   }
 }
 
