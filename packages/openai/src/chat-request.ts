@@ -45,12 +45,18 @@ export function toChatTools(tools: ModelRequest['tools']): ChatCompletionFunctio
 }
 
 /**
- * The Chat Completions body for a request. `max_tokens` (not `max_completion_tokens`) because compatible servers
- * (Ollama, vLLM, llama.cpp, LM Studio) know it. `providerOptions` cannot replace model, messages or tools.
+ * The Chat Completions body for a request. The output cap is `max_completion_tokens` for OpenAI itself (its reasoning
+ * models reject the deprecated `max_tokens`) and `max_tokens` for compatible servers (Ollama, vLLM, llama.cpp,
+ * LM Studio), which know that one. No `store`, `parallel_tool_calls` or other OpenAI-only fields are sent.
+ * `providerOptions` cannot replace model, messages or tools.
  */
 export function toChatBody(request: ModelRequest, settings: RequestSettings): ChatCompletionCreateParamsNonStreaming {
   const body: ChatCompletionCreateParamsNonStreaming = {
-    ...(settings.maxOutputTokens === undefined ? {} : { max_tokens: settings.maxOutputTokens }),
+    ...(settings.maxOutputTokens === undefined
+      ? {}
+      : settings.provider === 'openai'
+        ? { max_completion_tokens: settings.maxOutputTokens }
+        : { max_tokens: settings.maxOutputTokens }),
     ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
     ...extraBodyFields(settings.providerOptions),
     model: settings.model,

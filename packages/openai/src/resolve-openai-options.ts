@@ -16,7 +16,7 @@ export interface OpenAIOptions {
   api?: 'responses' | 'chat';
   /** A ready `openai` client (its key, URL, timeout and fetch are used; its own retries are still turned off). */
   client?: OpenAI;
-  /** Output token cap: `max_output_tokens` (Responses) or `max_tokens` (Chat). Default: the server's. */
+  /** Output token cap: `max_output_tokens` (Responses), `max_completion_tokens` (Chat on OpenAI) or `max_tokens` (Chat elsewhere). Default: the server's. */
   maxOutputTokens?: number;
   /** Sampling temperature, 0 to 2. Default: the server's. */
   temperature?: number;

@@ -10,6 +10,8 @@ import { stringifyToolArguments, wireSchema } from './tool-arguments';
 /** Settings shared by both APIs, already validated. */
 export interface RequestSettings {
   model: string;
+  /** `openai` for OpenAI's own API, `openai-compatible` for other servers. */
+  provider?: string;
   maxOutputTokens?: number;
   temperature?: number;
   providerOptions?: Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { ProviderError } from '@bridle/protocol';
+import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { openai } from '../src/index';
 import { collect, modelRequest, rejection, serve, weatherTool } from './helpers';
@@ -271,5 +272,27 @@ describe('Chat Completions tool calls from OpenAI-compatible servers', () => {
     ]);
     expect((await model(server.baseURL).generate(ask())).toolCalls?.map((c) => c.id)).toEqual(['call_0', 'call_1']);
     expect((await model(server.baseURL).generate(ask())).toolCalls?.map((c) => c.id)).toEqual(['call_x', 'call_x_1']);
+  });
+});
+
+describe('Chat Completions request bodies', () => {
+  it('caps output with max_completion_tokens on OpenAI itself (reasoning models reject max_tokens)', async () => {
+    const server = await serve([{ content: 'ok' }]);
+    const official = 'https://api.openai.com/v1';
+    const client = new OpenAI({
+      apiKey: 'k',
+      baseURL: official,
+      fetch: (url, init) => fetch(String(url).replace(official, server.baseURL), init),
+    });
+    const model = openai({ model: 'o4-mini', client, api: 'chat', maxOutputTokens: 64 });
+
+    await model.generate(modelRequest([{ role: 'user', content: 'Hi' }]));
+
+    expect(model.id).toBe('openai:o4-mini');
+    expect(server.requests[0]?.body).toEqual({
+      max_completion_tokens: 64,
+      model: 'o4-mini',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
   });
 });
