@@ -17,13 +17,30 @@ export function fromAnthropicUsage(usage: {
 }
 
 /**
- * Applies the stop reason. `model_context_window_exceeded` with nothing usable is a `context_length` error; every
- * other reason keeps what came back (`max_tokens`: truncated text, and a cut tool call arrives as its raw partial
- * JSON, which the registry rejects so the model is told; `refusal`: the text, possibly empty).
+ * Applies the stop reason. Every answer keeps what came back: `max_tokens` its truncated text (as Vercel AI SDK users
+ * get it; `ModelResponse` has no finish reason to mark it with), and a tool call cut mid-input arrives as its raw
+ * partial JSON, which the registry rejects so the model is told; `refusal` its text; `pause_turn` its text (Bridle
+ * sends no server tools, so turns do not pause). When nothing usable came back (no text, no tool call), a run would
+ * "complete" with an empty answer, so it throws instead: `model_context_window_exceeded` as `context_length`,
+ * `max_tokens` (typically all spent on thinking) and `refusal` as non-retryable `bad_request` errors naming the reason.
  */
 export function checkStopReason(stopReason: string | null | undefined, response: ModelResponse): void {
-  if (stopReason === 'model_context_window_exceeded' && response.content === '' && !response.toolCalls) {
+  if (response.content !== '' || response.toolCalls?.length) return;
+  const label = `stop_reason: ${stopReason}`;
+  if (stopReason === 'model_context_window_exceeded') {
     throw providerError('context_length', 'the model context window was exceeded before any output');
+  }
+  if (stopReason === 'max_tokens') {
+    throw providerError(
+      'bad_request',
+      `the answer was cut off by the output token limit (${label}) before any text or tool call`,
+      { advice: 'Raise maxTokens.' },
+    );
+  }
+  if (stopReason === 'refusal') {
+    throw providerError('bad_request', `the model declined to answer (${label}) before any text or tool call`, {
+      advice: 'Rephrase the request; retrying it unchanged will likely be refused again.',
+    });
   }
 }
 

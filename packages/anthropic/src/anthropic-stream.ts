@@ -8,12 +8,21 @@ import { parseToolInput } from './tool-arguments';
 interface PendingToolUse {
   id: string;
   name: string;
+  /** The input given in `content_block_start`: Anthropic sends `{}` there, some compatible servers the whole input. */
+  input: unknown;
   json: string;
+}
+
+/** A streamed tool_use's arguments: its `input_json_delta` text, or the start input when no delta brought any. */
+function toolUseArguments(toolUse: PendingToolUse): unknown {
+  if (toolUse.json.trim() === '' && toolUse.input !== undefined && toolUse.input !== null) return toolUse.input;
+  return parseToolInput(toolUse.json);
 }
 
 /**
  * Reads a Messages API event stream: yields `text_delta`s as they come, assembles each `tool_use` block from its
- * `input_json_delta`s (by block index), and ends with the response after `message_stop`. A stream that stops
+ * `input_json_delta`s (by block index), and ends with the response after `message_stop`. Thinking, redacted thinking
+ * and server tool blocks (and their deltas), citations and `ping`s are skipped. A stream that stops
  * before `message_stop` throws a `network` ProviderError; an aborted signal rejects with its reason.
  */
 export async function* readAnthropicStream(
@@ -34,8 +43,8 @@ export async function* readAnthropicStream(
         break;
       case 'content_block_start':
         if (event.content_block.type === 'tool_use') {
-          const { id, name } = event.content_block;
-          toolUses.set(event.index, { id, name, json: '' });
+          const { id, name, input } = event.content_block;
+          toolUses.set(event.index, { id, name, input, json: '' });
         } else if (event.content_block.type === 'text' && event.content_block.text !== '') {
           content += event.content_block.text;
           yield { type: 'text_delta', text: event.content_block.text };
@@ -67,7 +76,7 @@ export async function* readAnthropicStream(
 
   const toolCalls: ToolCall[] = [...toolUses.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([, toolUse]) => ({ id: toolUse.id, name: toolUse.name, arguments: parseToolInput(toolUse.json) }));
+    .map(([, toolUse]) => ({ id: toolUse.id, name: toolUse.name, arguments: toolUseArguments(toolUse) }));
   const response: ModelResponse = { content, usage };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
   checkStopReason(stopReason, response);

@@ -33,18 +33,22 @@ const CODE_BY_TYPE: Record<string, ProviderErrorCode> = {
   overloaded_error: 'server',
 };
 
-/** A `ProviderError` with the standard message: what failed, Anthropic's words, and what to do. */
+/**
+ * A `ProviderError` with the standard message: what failed, Anthropic's words, and what to do (the advice for the
+ * code unless `advice` says better).
+ */
 export function providerError(
   code: ProviderErrorCode,
   detail: string,
-  extra: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
+  extra: { status?: number; retryAfterMs?: number; cause?: unknown; advice?: string } = {},
 ): ProviderError {
-  const status = extra.status === undefined ? '' : ` (HTTP ${extra.status})`;
+  const { advice = ADVICE[code], ...fields } = extra;
+  const status = fields.status === undefined ? '' : ` (HTTP ${fields.status})`;
   return new ProviderError({
     code,
     provider: PROVIDER,
-    message: `anthropic request failed${status}: ${detail}. ${ADVICE[code]}`,
-    ...extra,
+    message: `anthropic request failed${status}: ${detail}. ${advice}`,
+    ...fields,
   });
 }
 

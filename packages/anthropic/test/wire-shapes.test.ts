@@ -1,0 +1,234 @@
+import { ProviderError } from '@bridle/protocol';
+import { describe, expect, it } from 'vitest';
+import { anthropic } from '../src/index';
+import { collect, modelRequest, rejection, serve, weatherTool } from './helpers';
+
+/** Real Messages API shapes (docs.anthropic.com: streaming, extended thinking, server tools), replayed raw. */
+const thinking = { type: 'thinking', thinking: 'The user wants the weather.', signature: 'EqQBCgIYAhIM' };
+const redacted = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' };
+
+function message(content: unknown[], stop_reason: string, usage: Record<string, unknown> = {}) {
+  return {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-test',
+    content,
+    stop_reason,
+    stop_sequence: null,
+    usage: {
+      input_tokens: 100,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: 20,
+      ...usage,
+    },
+  };
+}
+
+const start = (usage: Record<string, unknown> = {}) => ({
+  type: 'message_start',
+  message: { ...message([], null as unknown as string, { output_tokens: 1, ...usage }), stop_reason: null },
+});
+const block = (index: number, content_block: unknown) => ({ type: 'content_block_start', index, content_block });
+const delta = (index: number, value: unknown) => ({ type: 'content_block_delta', index, delta: value });
+const stop = (index: number) => ({ type: 'content_block_stop', index });
+const end = (stop_reason: string, usage: Record<string, unknown> = { output_tokens: 40 }) => [
+  { type: 'message_delta', delta: { stop_reason, stop_sequence: null }, usage },
+  { type: 'message_stop' },
+];
+
+const model = (baseURL: string) => anthropic({ model: 'claude-test', apiKey: 'k', baseURL });
+const ask = () => modelRequest([{ role: 'user', content: 'Weather?' }], { tools: [weatherTool] });
+const paris = { id: 'toolu_1', name: 'get_weather', arguments: { city: 'Paris' } };
+
+describe('Anthropic wire shapes', () => {
+  it('skips thinking and redacted_thinking blocks, and server tool blocks, without streaming', async () => {
+    const server = await serve([
+      {
+        type: 'raw',
+        json: message(
+          [
+            thinking,
+            redacted,
+            { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'weather' } },
+            { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+            { type: 'text', text: 'Checking.', citations: null },
+            { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+          ],
+          'tool_use',
+          { cache_read_input_tokens: 50, cache_creation_input_tokens: 10 },
+        ),
+      },
+    ]);
+    expect(await model(server.baseURL).generate(ask())).toEqual({
+      content: 'Checking.',
+      toolCalls: [paris],
+      usage: { inputTokens: 160, outputTokens: 20 },
+    });
+  });
+
+  it('streams only answer text: thinking, signature, ping and server tool input deltas are skipped; usage is cumulative', async () => {
+    const server = await serve([
+      {
+        type: 'raw',
+        events: [
+          start({ cache_read_input_tokens: 50 }),
+          block(0, { type: 'thinking', thinking: '', signature: '' }),
+          { type: 'ping' },
+          delta(0, { type: 'thinking_delta', thinking: 'Let me think' }),
+          delta(0, { type: 'signature_delta', signature: 'EqQBCgIYAhIM' }),
+          stop(0),
+          block(1, { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' }),
+          stop(1),
+          block(2, { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} }),
+          delta(2, { type: 'input_json_delta', partial_json: '{"query":"weather"}' }),
+          stop(2),
+          block(3, { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] }),
+          stop(3),
+          block(4, { type: 'text', text: '' }),
+          delta(4, { type: 'text_delta', text: 'Sunny' }),
+          delta(4, {
+            type: 'citations_delta',
+            citation: {
+              type: 'web_search_result_location',
+              url: 'https://x',
+              title: 'x',
+              cited_text: 'x',
+              encrypted_index: 'x',
+            },
+          }),
+          delta(4, { type: 'text_delta', text: ' today.' }),
+          stop(4),
+          {
+            type: 'message_delta',
+            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            usage: { output_tokens: 20 },
+          },
+          { type: 'ping' },
+          {
+            type: 'message_delta',
+            delta: { stop_reason: null, stop_sequence: null },
+            usage: { input_tokens: null, cache_read_input_tokens: null, output_tokens: 41 },
+          },
+          { type: 'message_stop' },
+        ],
+      },
+    ]);
+    expect(await collect(model(server.baseURL).stream!(ask()))).toEqual([
+      { type: 'text_delta', text: 'Sunny' },
+      { type: 'text_delta', text: ' today.' },
+      { type: 'response', response: { content: 'Sunny today.', usage: { inputTokens: 150, outputTokens: 41 } } },
+    ]);
+  });
+
+  it('maps a tool_use with empty input {} (no deltas, or one empty delta) to {} arguments', async () => {
+    const server = await serve([
+      { type: 'raw', json: message([{ type: 'tool_use', id: 'toolu_t', name: 'get_time', input: {} }], 'tool_use') },
+      {
+        type: 'raw',
+        events: [
+          start(),
+          block(0, { type: 'tool_use', id: 'toolu_t', name: 'get_time', input: {} }),
+          delta(0, { type: 'input_json_delta', partial_json: '' }),
+          stop(0),
+          block(1, { type: 'tool_use', id: 'toolu_u', name: 'get_time', input: {} }),
+          stop(1),
+          ...end('tool_use'),
+        ],
+      },
+    ]);
+    expect((await model(server.baseURL).generate(ask())).toolCalls).toEqual([
+      { id: 'toolu_t', name: 'get_time', arguments: {} },
+    ]);
+    const last = (await collect(model(server.baseURL).stream!(ask()))).at(-1);
+    expect(last).toMatchObject({
+      response: {
+        toolCalls: [
+          { id: 'toolu_t', name: 'get_time', arguments: {} },
+          { id: 'toolu_u', name: 'get_time', arguments: {} },
+        ],
+      },
+    });
+  });
+
+  it('takes the input of a streamed tool_use from content_block_start when no input_json_delta follows (compatible servers)', async () => {
+    const server = await serve([
+      {
+        type: 'raw',
+        events: [
+          start(),
+          block(0, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }),
+          stop(0),
+          ...end('tool_use'),
+        ],
+      },
+    ]);
+    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toMatchObject({
+      response: { toolCalls: [paris] },
+    });
+  });
+});
+
+describe('Anthropic stop reasons', () => {
+  it('keeps the text of max_tokens, refusal and pause_turn answers, with and without streaming', async () => {
+    const server = await serve([
+      { type: 'raw', json: message([thinking, { type: 'text', text: 'The answer is lo' }], 'max_tokens') },
+      {
+        type: 'raw',
+        events: [
+          start(),
+          block(0, { type: 'text', text: '' }),
+          delta(0, { type: 'text_delta', text: 'I will not' }),
+          stop(0),
+          ...end('refusal'),
+        ],
+      },
+      { type: 'raw', json: message([{ type: 'text', text: 'Searching...' }], 'pause_turn') },
+    ]);
+    expect((await model(server.baseURL).generate(ask())).content).toBe('The answer is lo');
+    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toMatchObject({
+      response: { content: 'I will not' },
+    });
+    expect((await model(server.baseURL).generate(ask())).content).toBe('Searching...');
+  });
+
+  it('fails with a non-retryable bad_request naming max_tokens when thinking used every output token', async () => {
+    const server = await serve([
+      { type: 'raw', json: message([thinking], 'max_tokens') },
+      {
+        type: 'raw',
+        events: [
+          start(),
+          block(0, { type: 'thinking', thinking: '', signature: '' }),
+          delta(0, { type: 'thinking_delta', thinking: 'Hmm' }),
+          stop(0),
+          ...end('max_tokens'),
+        ],
+      },
+    ]);
+    for (const call of [
+      () => model(server.baseURL).generate(ask()),
+      () => collect(model(server.baseURL).stream!(ask())),
+    ]) {
+      const error = await rejection(call());
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({
+        code: 'bad_request',
+        retryable: false,
+        message:
+          'anthropic request failed: the answer was cut off by the output token limit (stop_reason: max_tokens) before any text or tool call. Raise maxTokens.',
+      });
+    }
+  });
+
+  it('fails with a non-retryable bad_request when a refusal left nothing', async () => {
+    const server = await serve([{ type: 'raw', json: message([], 'refusal') }]);
+    expect(await rejection(model(server.baseURL).generate(ask()))).toMatchObject({
+      code: 'bad_request',
+      retryable: false,
+      message:
+        'anthropic request failed: the model declined to answer (stop_reason: refusal) before any text or tool call. Rephrase the request; retrying it unchanged will likely be refused again.',
+    });
+  });
+});
