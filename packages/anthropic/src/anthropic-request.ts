@@ -18,29 +18,40 @@ function appendToUserTurn(out: MessageParam[], block: ContentBlockParam): void {
   last.content.push(block);
 }
 
+/** Sent for an error result without text: Anthropic rejects an empty `tool_result` whose `is_error` is true. */
+export const EMPTY_ERROR_RESULT = 'Tool failed with no output.';
+
+/** True for text Anthropic rejects as a text block: empty or whitespace only. */
+function blank(text: string): boolean {
+  return text.trim() === '';
+}
+
 /**
  * Transcript to Messages API turns. Tool results become `tool_result` blocks (`is_error` when the result is an
- * error), and consecutive results (plus any user text right after them) are merged into one user turn, since
- * Anthropic wants all the results of a batch in the user turn that follows the `tool_use` turn.
+ * error; an error without text says {@link EMPTY_ERROR_RESULT}, since Anthropic rejects it empty); blank text blocks
+ * are left out (Anthropic rejects them), and consecutive results (plus any user text right after them) are merged
+ * into one user turn, since Anthropic wants all the results of a batch in the user turn that follows the `tool_use`
+ * turn.
  */
 export function toAnthropicMessages(messages: ModelRequest['messages']): MessageParam[] {
   const out: MessageParam[] = [];
   for (const message of messages) {
     if (message.role === 'user') {
-      if (out.at(-1)?.role === 'user') appendToUserTurn(out, { type: 'text', text: message.content });
-      else out.push({ role: 'user', content: message.content });
+      if (out.at(-1)?.role !== 'user') out.push({ role: 'user', content: message.content });
+      else if (!blank(message.content)) appendToUserTurn(out, { type: 'text', text: message.content });
     } else if (message.role === 'tool') {
+      const empty = message.isError && blank(message.content);
       appendToUserTurn(out, {
         type: 'tool_result',
         tool_use_id: message.callId,
-        content: message.content,
+        content: empty ? EMPTY_ERROR_RESULT : message.content,
         ...(message.isError ? { is_error: true } : {}),
       });
     } else if (!message.toolCalls?.length) {
-      // Anthropic rejects empty text; an empty answer without calls carries nothing, so it is left out.
-      if (message.content !== '') out.push({ role: 'assistant', content: message.content });
+      // Anthropic rejects blank text blocks; a blank answer without calls carries nothing, so it is left out.
+      if (!blank(message.content)) out.push({ role: 'assistant', content: message.content });
     } else {
-      const blocks: ContentBlockParam[] = message.content === '' ? [] : [{ type: 'text', text: message.content }];
+      const blocks: ContentBlockParam[] = blank(message.content) ? [] : [{ type: 'text', text: message.content }];
       for (const call of message.toolCalls) {
         blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInputObject(call.arguments) });
       }

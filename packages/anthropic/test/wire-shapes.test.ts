@@ -1,7 +1,7 @@
 import { ProviderError } from '@bridle/protocol';
 import { describe, expect, it } from 'vitest';
 import { anthropic } from '../src/index';
-import { collect, modelRequest, rejection, serve, weatherTool } from './helpers';
+import { bodyOf, collect, modelRequest, rejection, serve, weatherTool } from './helpers';
 
 /** Real Messages API shapes (docs.anthropic.com: streaming, extended thinking, server tools), replayed raw. */
 const thinking = { type: 'thinking', thinking: 'The user wants the weather.', signature: 'EqQBCgIYAhIM' };
@@ -230,5 +230,35 @@ describe('Anthropic stop reasons', () => {
       message:
         'anthropic request failed: the model declined to answer (stop_reason: refusal) before any text or tool call. Rephrase the request; retrying it unchanged will likely be refused again.',
     });
+  });
+});
+
+describe('Anthropic request bodies', () => {
+  it('never sends what the API rejects: an empty error tool_result, or blank text blocks', async () => {
+    const server = await serve([{ content: 'ok' }]);
+    await model(server.baseURL).generate(
+      modelRequest([
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: '  ', toolCalls: [paris] },
+        { role: 'tool', callId: 'toolu_1', name: 'get_weather', content: '', isError: true },
+        { role: 'user', content: ' ' },
+        { role: 'assistant', content: '\n' },
+        { role: 'user', content: 'Again?' },
+      ]),
+    );
+    expect(bodyOf(server).messages).toEqual([
+      { role: 'user', content: 'Weather?' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: 'Tool failed with no output.', is_error: true },
+          { type: 'text', text: 'Again?' },
+        ],
+      },
+    ]);
   });
 });
