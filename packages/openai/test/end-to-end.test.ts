@@ -83,6 +83,34 @@ describe('runAgent over openai: failures', () => {
     expect(third[2]?.output).toMatch(/^Invalid arguments/);
   });
 
+  it.each([
+    ['responses', false],
+    ['responses', true],
+    ['chat', false],
+    ['chat', true],
+  ] as const)(
+    'keeps a truncated answer, and ends with model_error (one attempt) when truncation left nothing (%s, stream %s)',
+    async (api, stream) => {
+      const stopReason = api === 'chat' ? 'length' : 'max_output_tokens';
+      const server = await serve([
+        { type: 'response', response: { content: 'The sum is' }, stopReason },
+        { type: 'response', response: { content: '' }, stopReason },
+      ]);
+      const model = openai({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.baseURL, api, maxOutputTokens: 3 });
+
+      const cut = await runAgent({ model, tools: [add], prompt: 'What is 2 + 3?', stream });
+      const empty = await runAgent({ model, tools: [add], prompt: 'What is 2 + 3?', stream });
+
+      expect(cut).toMatchObject({ status: 'completed', answer: 'The sum is' });
+      expect(empty).toMatchObject({
+        status: 'model_error',
+        steps: 0,
+        error: expect.stringContaining('Raise maxOutputTokens'),
+      });
+      expect(server.requests).toHaveLength(2);
+    },
+  );
+
   it('ends aborted (not model_error) when the caller aborts mid-stream', async () => {
     const server = await serve([{ type: 'hang', response: { content: 'one two three four' }, afterEvents: 6 }]);
     const model = openai({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.baseURL, api: 'chat' });
