@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { bearerCheck } from './auth';
 import { BatchJobs } from './batch-jobs';
 import { installErrorHandling } from './error-handler';
+import { guardModel, type ModelErrorLogger } from './guard-model';
 import { isLoopbackHost } from './loopback';
 import { registerBatchRoutes } from './routes/batch-route';
 import { registerChatRoute } from './routes/chat-route';
@@ -35,10 +36,10 @@ export interface BridleServer {
   shutdown(): Promise<void>;
 }
 
-function modelSource(options: ServerOptions): ModelSource {
-  if (options.model) return { model: options.model };
+function modelSource(options: ServerOptions, log: ModelErrorLogger): ModelSource {
+  if (options.model) return { model: guardModel(options.model, log) };
   try {
-    return { model: resolveModel(options.modelId, { env: options.env ?? process.env }) };
+    return { model: guardModel(resolveModel(options.modelId, { env: options.env ?? process.env }), log) };
   } catch (error) {
     if (ConfigError.isInstance(error)) return { error: error.message };
     throw error;
@@ -105,13 +106,18 @@ export function createServer(options: ServerOptions = {}): BridleServer {
       ...(options.tools === undefined ? {} : { tools: options.tools }),
       skills: options.skills ?? [assistantSkill(), analystSkill()],
     }),
-    modelSource: modelSource(options),
+    modelSource: modelSource(options, (error, modelId) =>
+      app.log.error({ err: error, modelId }, 'the model failed with an unexpected error'),
+    ),
     agent: options.agent ?? {},
     state: { shuttingDown: false },
   };
   const schemas = requestSchemas(config);
 
   installErrorHandling(app);
+  // Only JSON bodies: Fastify's default text/plain parser would let a cross-site form or `fetch` without a
+  // preflight reach the routes; such a request gets 415 with the content type to use instead.
+  app.removeContentTypeParser('text/plain');
   // Callback-style hooks: they run on every request, and async ones cost a promise each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

@@ -71,7 +71,11 @@ export function httpFailure(error: unknown): HttpFailure {
   if (statusCode >= 400 && statusCode < 500 && typeof candidate?.message === 'string') {
     const mapped = CODE_BY_FASTIFY_CODE[String(candidate.code)];
     const code = mapped ?? (statusCode === 404 ? 'not_found' : 'bad_request');
-    return { status: mapped ? (STATUS_BY_CODE[mapped] as number) : statusCode, code, message: candidate.message };
+    const message =
+      code === 'unsupported_media_type'
+        ? `${candidate.message}: send the body as JSON with the header "Content-Type: application/json".`
+        : candidate.message;
+    return { status: mapped ? (STATUS_BY_CODE[mapped] as number) : statusCode, code, message };
   }
   return {
     status: 500,

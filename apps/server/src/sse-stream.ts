@@ -20,8 +20,16 @@ export interface SseStreamOptions {
 }
 
 /**
+ * Characters JSON leaves raw that some line readers still take as line breaks (Python's `splitlines`,
+ * JavaScript's `.` and `^`/`$`): NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR. Escaped, a frame stays one line
+ * for every client, and `JSON.parse` reads the same text back.
+ */
+const UNSAFE_LINE_BREAKS = /[\u0085\u2028\u2029]/g;
+const escapeCharacter = (character: string) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
  * Takes the response over from Fastify and starts an event stream. `JSON.stringify` escapes every
- * newline inside strings, so a frame is always exactly one `data:` line: model text can never end a
+ * newline inside strings (and NEL, U+2028 and U+2029 are escaped too), so a frame is always exactly one `data:` line: model text can never end a
  * frame early or forge another event.
  */
 export function openSseStream(reply: FastifyReply, options: SseStreamOptions): SseStream {
@@ -54,7 +62,7 @@ export function openSseStream(reply: FastifyReply, options: SseStreamOptions): S
     }
   }
   return {
-    send: (value) => write(`data: ${JSON.stringify(value)}\n\n`),
+    send: (value) => write(`data: ${JSON.stringify(value).replace(UNSAFE_LINE_BREAKS, escapeCharacter)}\n\n`),
     end() {
       if (!open) return;
       close();

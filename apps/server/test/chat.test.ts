@@ -1,3 +1,4 @@
+import { ProviderError } from '@bridle/protocol';
 import { fakeOpenAIServer } from '@bridle/testing';
 import { describe, expect, it } from 'vitest';
 import { echoModel, json, postJson, startTestServer } from './helpers';
@@ -93,9 +94,13 @@ describe('POST /api/chat (JSON)', () => {
     }
   });
 
-  it('reports a model failure as the run status, with the error', async () => {
+  it('reports a model failure as the run status, with the (provider) error', async () => {
     const server = await startTestServer({
-      model: { id: 'broken', generate: async () => Promise.reject(new Error('upstream exploded')) },
+      model: {
+        id: 'broken',
+        generate: async () =>
+          Promise.reject(new ProviderError({ code: 'server', message: 'upstream exploded', provider: 'fake' })),
+      },
       agent: { retry: { maxRetries: 0 } },
     });
     const { status, body } = await postJson(`${server.url}/api/chat`, { prompt: 'x' });
