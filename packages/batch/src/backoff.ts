@@ -26,14 +26,23 @@ export function backoffDelay(policy: RetryPolicy, retry: number, random: () => n
   return Math.max(leastMs, Math.round(step / 2 + (step / 2) * random()));
 }
 
-/** Resolves after `ms`, or resolves `false` early when `signal` aborts (never rejects). */
+/** Longest delay `setTimeout` takes; beyond, Node fires after 1 ms (a huge Retry-After must still wait). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Resolves after `ms` (capped at about 24.8 days, the timer range), or resolves `false` early when
+ * `signal` aborts (never rejects).
+ */
 export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     function onAbort() {
       clearTimeout(timer);
       resolve(false);
