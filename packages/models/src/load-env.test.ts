@@ -27,6 +27,13 @@ describe('loadEnv', () => {
     });
   });
 
+  it('skips a malformed line without losing the lines after it; reads multi-line and commented values', () => {
+    writeFileSync(join(dir, '.env'), 'A=1\n=novar\nnoeq\nC=3=4\nD="multi\nline"\nE=x # note\n');
+    const env: Record<string, string | undefined> = {};
+    loadEnv(dir, { env });
+    expect(env).toEqual({ A: '1', C: '3=4', D: 'multi\nline', E: 'x' });
+  });
+
   it('keeps a variable set to the empty string', () => {
     writeFileSync(join(dir, '.env'), 'A=from-file\n');
     const env: Record<string, string | undefined> = { A: '' };

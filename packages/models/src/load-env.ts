@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseEnv } from 'node:util';
 import { ConfigError } from '@bridle/protocol';
+import { parse } from 'dotenv';
 
 /** Options of {@link loadEnv}. */
 export interface LoadEnvOptions {
@@ -22,7 +22,8 @@ export interface LoadEnvResult {
 }
 
 /**
- * Reads `.env` in `cwd` (dotenv syntax, via `node:util` `parseEnv`) into the environment. Never
+ * Reads `.env` in `cwd` (dotenv syntax, parsed by `dotenv`: `export` prefixes, quotes, multi-line values,
+ * comments; a malformed line is skipped without losing the lines after it) into the environment. Never
  * overrides a variable that is already set. A missing file is not an error; an unreadable one is a
  * `ConfigError` naming the path.
  */
@@ -41,7 +42,7 @@ export function loadEnv(cwd: string = process.cwd(), options: LoadEnvOptions = {
   }
   const loaded: string[] = [];
   const skipped: string[] = [];
-  for (const [name, value] of Object.entries(parseEnv(text))) {
+  for (const [name, value] of Object.entries(parse(text))) {
     if (env[name] !== undefined) skipped.push(name);
     else {
       env[name] = value;
