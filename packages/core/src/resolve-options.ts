@@ -2,6 +2,7 @@ import type { EventObserver, RunEvent } from '@bridle/events';
 import { assertTranscript, ConfigError, type Message, type Model, type Tool } from '@bridle/protocol';
 import { ToolRegistry } from '@bridle/registry';
 import { checkKeys, functionOption, integerOption, invalidOption, numberOption, objectOption } from './option-checks';
+import { registryFor } from './registry-cache';
 import { compileOutput, type OutputCheck } from './structured-output';
 import type { ApproveHook, ContextOptions, RetryOptions, RunAgentOptions } from './types';
 
@@ -114,15 +115,17 @@ function resolveRetry(value: unknown): Required<RetryOptions> {
   return { maxRetries, baseDelayMs, maxDelayMs };
 }
 
+const NO_TOOLS = new ToolRegistry([]);
+
 function resolveRegistry(tools: unknown): ToolRegistry {
-  if (tools === undefined) return new ToolRegistry([]);
+  if (tools === undefined) return NO_TOOLS;
   if (!Array.isArray(tools)) invalidOption('tools', 'an array of tools', tools);
   tools.forEach((tool: unknown, index) => {
     if (typeof tool !== 'object' || tool === null || typeof (tool as Tool).execute !== 'function')
       invalidOption(`tools[${index}]`, 'a tool with an execute(args, context) function', tool);
   });
   // The registry checks names, duplicates and schemas, throwing ConfigError naming the tool.
-  return new ToolRegistry(tools as Tool[]);
+  return registryFor(tools as Tool[]);
 }
 
 /** Validates every option of `runAgent` and applies defaults. Throws `ConfigError`; never calls the model. */
