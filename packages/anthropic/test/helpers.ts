@@ -1,6 +1,9 @@
-import type { Message, ModelRequest, ModelStreamPart, ToolDefinition } from '@bridle/protocol';
+import type { Message, ToolDefinition } from '@bridle/protocol';
+
 import { type FakeProviderScript, type FakeProviderServer, fakeAnthropicServer } from '@bridle/testing';
 import { afterEach } from 'vitest';
+
+export { collectStream as collect, modelRequest, rejection } from '@bridle/testing';
 
 const servers: FakeProviderServer[] = [];
 afterEach(async () => {
@@ -25,36 +28,6 @@ export const timeTool: ToolDefinition = {
   description: 'Current time',
   parameters: { type: 'object', properties: {} },
 };
-
-/** A model request with a fresh signal unless one is given. */
-export function modelRequest(
-  messages: Message[],
-  extra: { system?: string; tools?: ToolDefinition[]; signal?: AbortSignal } = {},
-): ModelRequest {
-  return {
-    messages,
-    tools: extra.tools ?? [],
-    signal: extra.signal ?? new AbortController().signal,
-    ...(extra.system === undefined ? {} : { system: extra.system }),
-  };
-}
-
-/** Every part of a stream. */
-export async function collect(stream: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
-  const parts: ModelStreamPart[] = [];
-  for await (const part of stream) parts.push(part);
-  return parts;
-}
-
-/** The rejection of a promise (fails the test when it resolves). */
-export async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, but the promise resolved');
-}
 
 export const roundTripTranscript: Message[] = [
   { role: 'user', content: 'Weather in Paris and the time?' },

@@ -14,6 +14,7 @@ export type {
 } from './fake-provider-script';
 export type { FakeProviderServer } from './fake-provider-server';
 export { type Fault, type FaultSchedule, type FaultyModel, faultyModel } from './faulty-model';
+export { collectStream, modelRequest, rejection } from './model-request';
 export { type Random, seededRandom } from './random';
 export {
   type Script,
