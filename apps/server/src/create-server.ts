@@ -5,7 +5,7 @@ import { analystSkill, assistantSkill } from '@bridle/skills';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { bearerCheck } from './auth';
 import { BatchJobs } from './batch-jobs';
-import { installErrorHandling } from './error-handler';
+import { installErrorHandling, sendNotFound } from './error-handler';
 import { guardModel, type ModelErrorLogger } from './guard-model';
 import { isLoopbackHost } from './loopback';
 import { registerBatchRoutes } from './routes/batch-route';
@@ -148,6 +148,8 @@ export function createServer(options: ServerOptions = {}): BridleServer {
           done(error as Error);
         }
       });
+      // Unknown /api paths answer 404 only after the token check: route names cannot be probed without it.
+      api.setNotFoundHandler(sendNotFound);
       registerChatRoute(api, context, schemas.chatBody);
       registerSessionRoutes(api, context, schemas.idParams);
       registerBatchRoutes(api, context, { body: schemas.batchBody, params: schemas.idParams });

@@ -20,11 +20,14 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
 /** Installs the error and not-found handlers: every failure leaves through {@link sendError}. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, {
-      statusCode: 404,
-      code: 'not_found',
-      message: `No route ${request.method} ${request.url.split('?')[0]}: see the server README for the API.`,
-    }),
-  );
+  app.setNotFoundHandler(sendNotFound);
+}
+
+/** Answers 404 for a path no route serves (registered again under /api, so its auth hook runs first). */
+export function sendNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(request, reply, {
+    statusCode: 404,
+    code: 'not_found',
+    message: `No route ${request.method} ${request.url.split('?')[0]}: see the server README for the API.`,
+  });
 }

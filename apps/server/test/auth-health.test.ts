@@ -37,6 +37,18 @@ describe('bearer token', () => {
     expect((await postJson(`${server.url}/api/chat`, '{not json')).status).toBe(401);
   });
 
+  it('answers unknown /api paths 401 without the token, 404 with it; other unknown paths 404', async () => {
+    const server = await startTestServer({ model: echoModel(), apiToken: TOKEN });
+    const probe = await fetch(`${server.url}/api/admin`);
+    expect(probe.status).toBe(401);
+    const known = await fetch(`${server.url}/api/admin`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(known.status).toBe(404);
+    expect(await json(known)).toMatchObject({
+      error: { code: 'not_found', message: expect.stringContaining('GET /api/admin') },
+    });
+    expect((await fetch(`${server.url}/elsewhere`)).status).toBe(404);
+  });
+
   it('refuses to start on a non-loopback host without a token', () => {
     for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.com']) {
       expect(() => createServer({ env: { HOST: host }, logger: false })).toThrow(
