@@ -16,6 +16,11 @@ export interface CliIO {
   cwd: string;
   /** Calls `handler` on every Ctrl-C (SIGINT) until the returned function is called. */
   onInterrupt(handler: () => void): () => void;
+  /**
+   * Calls `handler` on SIGTERM until the returned function is called: `run` and `batch` then stop like
+   * on Ctrl-C (the batch summary printed, nothing half-written) instead of dying mid-write.
+   */
+  onTerminate?(handler: () => void): () => void;
 }
 
 /** The process's own streams, environment and working directory. */
@@ -29,6 +34,10 @@ export function processIO(): CliIO {
     onInterrupt(handler) {
       process.on('SIGINT', handler);
       return () => process.off('SIGINT', handler);
+    },
+    onTerminate(handler) {
+      process.on('SIGTERM', handler);
+      return () => process.off('SIGTERM', handler);
     },
   };
 }

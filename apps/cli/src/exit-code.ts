@@ -8,6 +8,8 @@ export const ExitCode = {
   usage: 2,
   /** Interrupted with Ctrl-C (128 + SIGINT). */
   interrupted: 130,
+  /** Stopped by SIGTERM (128 + SIGTERM), after stopping cleanly. */
+  terminated: 143,
 } as const;
 
 /** One of {@link ExitCode}'s values. */

@@ -246,7 +246,11 @@ describe('red team: bridle batch', () => {
     });
     await until(() => existsSync(out) && resultLines(out).length >= 4 && hold.length >= 1);
     child.child.kill('SIGTERM');
-    expect((await child.exited).signal).toBe('SIGTERM');
+    // SIGTERM stops like Ctrl-C: running items aborted (not recorded), the summary printed, exit 143.
+    const stopped = await child.exited;
+    expect(stopped.code).toBe(143);
+    expect(stopped.stderr).toContain('Interrupted:');
+    expect(stopped.stderr).toContain('Run the same command again to resume');
     holding = false;
     for (const release of hold.splice(0)) release();
     const second = await runCli(['batch', 'in.jsonl', '--out', 'out.jsonl'], { cwd: dir, env: env(server) });

@@ -201,6 +201,24 @@ describe('bridle run', () => {
     expect(result.stderr).toMatch(/✗ aborted/);
   });
 
+  it('exits 143 on SIGTERM after cancelling the model call, with the trace file complete', async () => {
+    server = await fakeOpenAIServer([{ type: 'hang' }]);
+    const fake = server;
+    const cwd = tempDir();
+    const cli = startCli(['run', 'hi', '--trace', 'trace.jsonl'], { cwd, env: openaiEnv(fake) });
+    await until(() => fake.requests.length === 1);
+    cli.child.kill('SIGTERM');
+    const result = await cli.exited;
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(143);
+    expect(result.stderr).toMatch(/✗ aborted/);
+    const events = readFileSync(join(cwd, 'trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(events.at(-1)).toMatchObject({ type: 'run_end', status: 'aborted' });
+  });
+
   it('works in --workspace with --allow-command presets: file tools and a parameterised command, no shell', async () => {
     server = await fakeOpenAIServer([
       {

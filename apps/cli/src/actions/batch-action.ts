@@ -53,7 +53,13 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
 
   const view = createBatchProgressView(io.stderr, style, todo.length);
   const controller = new AbortController();
-  const stopListening = io.onInterrupt(() => controller.abort(new Error('Interrupted (Ctrl-C)')));
+  const stopInterrupt = io.onInterrupt(() => controller.abort(new Error('Interrupted (Ctrl-C)')));
+  let terminated = false;
+  const stopTerminate =
+    io.onTerminate?.(() => {
+      terminated = true;
+      controller.abort(new Error('Terminated (SIGTERM)'));
+    }) ?? (() => {});
   const started = Date.now();
   let results: BatchResult[] = [];
   try {
@@ -77,7 +83,8 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     });
   } finally {
     view.stop();
-    stopListening();
+    stopInterrupt();
+    stopTerminate();
     appender.close();
   }
   return summarize(context, {
@@ -87,12 +94,21 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     outFile: flags.out,
     ms: Date.now() - started,
     interrupted: controller.signal.aborted,
+    terminated,
   });
 }
 
 function summarize(
   context: CommandContext,
-  summary: { results: BatchResult[]; skipped: number; bad: number; outFile: string; ms: number; interrupted: boolean },
+  summary: {
+    results: BatchResult[];
+    skipped: number;
+    bad: number;
+    outFile: string;
+    ms: number;
+    interrupted: boolean;
+    terminated: boolean;
+  },
 ): number {
   const { io, errorStyle: style } = context;
   const completed = summary.results.filter((result) => result.status === 'completed').length;
@@ -113,7 +129,7 @@ function summarize(
     io.stderr.write(
       style.dim('Run the same command again to resume: the ids already in the results file are skipped.\n'),
     );
-    return ExitCode.interrupted;
+    return summary.terminated ? ExitCode.terminated : ExitCode.interrupted;
   }
   return failed > 0 || summary.bad > 0 ? ExitCode.failed : ExitCode.completed;
 }

@@ -3,7 +3,7 @@ import { type EventObserver, jsonlSink } from '@bridle/events';
 import { ConfigError } from '@bridle/protocol';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import type { CommandContext } from '../command-context';
-import { exitCodeForStatus } from '../exit-code';
+import { ExitCode, exitCodeForStatus } from '../exit-code';
 import { readAll } from '../read-all';
 import { createRunRenderer } from '../render-run';
 
@@ -31,7 +31,13 @@ export async function runAction(
   if (trace) observers.push(trace.onEvent);
 
   const controller = new AbortController();
-  const stopListening = io.onInterrupt(() => controller.abort(new Error('Interrupted (Ctrl-C)')));
+  const stopInterrupt = io.onInterrupt(() => controller.abort(new Error('Interrupted (Ctrl-C)')));
+  let terminated = false;
+  const stopTerminate =
+    io.onTerminate?.(() => {
+      terminated = true;
+      controller.abort(new Error('Terminated (SIGTERM)'));
+    }) ?? (() => {});
   try {
     const result = await runAgent({
       model: setup.model,
@@ -45,9 +51,11 @@ export async function runAction(
     });
     if (renderer) renderer.finish(result);
     else io.stdout.write(`${JSON.stringify({ model: setup.modelId, ...result })}\n`);
-    return exitCodeForStatus(result.status);
+    // The trace and the result are complete either way; SIGTERM only changes the exit code.
+    return terminated && result.status === 'aborted' ? ExitCode.terminated : exitCodeForStatus(result.status);
   } finally {
-    stopListening();
+    stopInterrupt();
+    stopTerminate();
     await trace?.close();
   }
 }
