@@ -7,6 +7,7 @@ import { openResultAppender, type ResultAppender, readDoneIds, toResultLine } fr
 import { createBatchProgressView } from '../batch-progress';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
+import { abortOnStopSignals } from '../stop-signals';
 
 /** Flags of `bridle batch`. */
 export interface BatchFlags extends AgentFlags {
@@ -53,13 +54,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
 
   const view = createBatchProgressView(io.stderr, style, todo.length);
   const controller = new AbortController();
-  const stopInterrupt = io.onInterrupt(() => controller.abort(new Error('Interrupted (Ctrl-C)')));
-  let terminated = false;
-  const stopTerminate =
-    io.onTerminate?.(() => {
-      terminated = true;
-      controller.abort(new Error('Terminated (SIGTERM)'));
-    }) ?? (() => {});
+  const stopSignals = abortOnStopSignals(io, controller);
   const started = Date.now();
   let results: BatchResult[] = [];
   try {
@@ -83,8 +78,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     });
   } finally {
     view.stop();
-    stopInterrupt();
-    stopTerminate();
+    stopSignals.stop();
     appender.close();
   }
   return summarize(context, {
@@ -94,7 +88,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     outFile: flags.out,
     ms: Date.now() - started,
     interrupted: controller.signal.aborted,
-    terminated,
+    terminated: stopSignals.terminated,
   });
 }
 

@@ -6,6 +6,7 @@ import type { CommandContext } from '../command-context';
 import { ExitCode, exitCodeForStatus } from '../exit-code';
 import { readAll } from '../read-all';
 import { createRunRenderer } from '../render-run';
+import { abortOnStopSignals } from '../stop-signals';
 
 /** Flags of `bridle run`. */
 export interface RunFlags extends AgentFlags {
@@ -31,13 +32,7 @@ export async function runAction(
   if (trace) observers.push(trace.onEvent);
 
   const controller = new AbortController();
-  const stopInterrupt = io.onInterrupt(() => controller.abort(new Error('Interrupted (Ctrl-C)')));
-  let terminated = false;
-  const stopTerminate =
-    io.onTerminate?.(() => {
-      terminated = true;
-      controller.abort(new Error('Terminated (SIGTERM)'));
-    }) ?? (() => {});
+  const stopSignals = abortOnStopSignals(io, controller);
   try {
     const result = await runAgent({
       model: setup.model,
@@ -52,10 +47,11 @@ export async function runAction(
     if (renderer) renderer.finish(result);
     else io.stdout.write(`${JSON.stringify({ model: setup.modelId, ...result })}\n`);
     // The trace and the result are complete either way; SIGTERM only changes the exit code.
-    return terminated && result.status === 'aborted' ? ExitCode.terminated : exitCodeForStatus(result.status);
+    return stopSignals.terminated && result.status === 'aborted'
+      ? ExitCode.terminated
+      : exitCodeForStatus(result.status);
   } finally {
-    stopInterrupt();
-    stopTerminate();
+    stopSignals.stop();
     await trace?.close();
   }
 }
