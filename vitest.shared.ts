@@ -6,7 +6,6 @@ export const sharedConfig = defineConfig({
   resolve: { conditions: ['@bridle/source'] },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    passWithNoTests: true,
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },
