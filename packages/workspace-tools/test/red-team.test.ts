@@ -54,11 +54,11 @@ describe('path spellings', () => {
     const before = await snapshot(base);
     const { tools } = await toolsFor(root);
     for (const call of [
-      tools.read_file!.execute({ path }, context()),
-      tools.write_file!.execute({ path, content: 'x' }, context()),
-      tools.edit_file!.execute({ path, oldText: 'SECRET', newText: 'x' }, context()),
+      () => tools.read_file!.execute({ path }, context()),
+      () => tools.write_file!.execute({ path, content: 'x' }, context()),
+      () => tools.edit_file!.execute({ path, oldText: 'SECRET', newText: 'x' }, context()),
     ]) {
-      expect((await refused(call)).code).toBe('protected_path');
+      expect((await refused(call())).code).toBe('protected_path');
     }
     expect(await snapshot(base)).toEqual(before);
   });
@@ -172,13 +172,14 @@ describe('special files and type confusion', () => {
     execFileSync('mkfifo', [join(root, 'pipe')]);
     const before = await snapshot(outside); // (a snapshot of root would block reading the FIFO)
     const { tools } = await toolsFor(root);
+    // One call at a time: started together, a later call could reject before anything handles it.
     for (const call of [
-      tools.read_file!.execute({ path: 'pipe' }, context()),
-      tools.write_file!.execute({ path: 'pipe', content: 'x' }, context()),
-      tools.edit_file!.execute({ path: 'pipe', oldText: 'a', newText: 'b' }, context()),
-      tools.search_text!.execute({ pattern: 'x', path: 'pipe' }, context()),
+      () => tools.read_file!.execute({ path: 'pipe' }, context()),
+      () => tools.write_file!.execute({ path: 'pipe', content: 'x' }, context()),
+      () => tools.edit_file!.execute({ path: 'pipe', oldText: 'a', newText: 'b' }, context()),
+      () => tools.search_text!.execute({ pattern: 'x', path: 'pipe' }, context()),
     ]) {
-      expect((await refused(call)).code).toBe('not_a_file');
+      expect((await refused(call())).code).toBe('not_a_file');
     }
     expect(await tools.find_files!.execute({ pattern: '*' }, context())).toBe('ok.txt');
     expect(await tools.search_text!.execute({ pattern: 'needle' }, context())).toBe('ok.txt:1: needle');
