@@ -7,7 +7,7 @@ import {
   fakeOpenAIServer,
 } from '@bridle/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, requireBuild, runCli, startCli, tempDir, until } from './cli-process';
+import { fakeOpenAIEnv, requireBuild, runCli, startCli, tempDir, until } from './cli-process';
 
 beforeAll(requireBuild);
 
@@ -18,8 +18,7 @@ afterEach(async () => {
 });
 
 const usage = { inputTokens: 10, outputTokens: 5 };
-const env = (fake: FakeProviderServer) =>
-  cliEnv({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.baseURL, BRIDLE_MODEL: 'openai:fake-model' });
+const env = fakeOpenAIEnv;
 
 /** The item a request is for: prompts are "item <id>". */
 function itemOf(request: FakeProviderRequest): string {

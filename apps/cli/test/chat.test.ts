@@ -1,6 +1,6 @@
 import { type FakeProviderServer, fakeOpenAIServer } from '@bridle/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, requireBuild, runCli, startCli, until } from './cli-process';
+import { fakeOpenAIEnv, requireBuild, runCli, startCli, until } from './cli-process';
 
 beforeAll(requireBuild);
 
@@ -11,8 +11,7 @@ afterEach(async () => {
 });
 
 const usage = { inputTokens: 10, outputTokens: 5 };
-const env = (fake: FakeProviderServer) =>
-  cliEnv({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.baseURL, BRIDLE_MODEL: 'openai:fake-model' });
+const env = fakeOpenAIEnv;
 const bodyOf = (fake: FakeProviderServer, index: number) => JSON.stringify(fake.requests[index]?.body);
 
 describe('bridle chat', () => {

@@ -24,6 +24,16 @@ export function cliEnv(extra: Record<string, string> = {}): Record<string, strin
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), NO_COLOR: '1', ...extra };
 }
 
+/** The environment pointing the CLI at a fake OpenAI server (`openai:fake-model`), plus `extra`. */
+export function fakeOpenAIEnv(fake: { baseURL: string }, extra: Record<string, string> = {}): Record<string, string> {
+  return cliEnv({
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: fake.baseURL,
+    BRIDLE_MODEL: 'openai:fake-model',
+    ...extra,
+  });
+}
+
 /** Options of {@link runCli} and {@link startCli}. */
 export interface CliOptions {
   env?: Record<string, string>;

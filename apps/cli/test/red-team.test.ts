@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { type FakeProviderRequest, type FakeProviderServer, fakeOpenAIServer } from '@bridle/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, requireBuild, runCli, startCli, tempDir, until } from './cli-process';
+import { cliEnv, fakeOpenAIEnv, requireBuild, runCli, startCli, tempDir, until } from './cli-process';
 
 beforeAll(requireBuild);
 
@@ -13,8 +13,7 @@ afterEach(async () => {
 });
 
 const usage = { inputTokens: 1, outputTokens: 1 };
-const env = (fake: FakeProviderServer, extra: Record<string, string> = {}) =>
-  cliEnv({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.baseURL, BRIDLE_MODEL: 'openai:fake-model', ...extra });
+const env = fakeOpenAIEnv;
 /** Answers "answer <id>" to a prompt "item <id>". */
 const answerEach = () => (request: FakeProviderRequest) => ({
   content: `answer ${/item ([\w-]+)/.exec(JSON.stringify(request.body))?.[1] ?? '?'}`,
