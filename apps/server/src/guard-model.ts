@@ -14,8 +14,9 @@ export const UNEXPECTED_MODEL_ERROR = 'The model failed with an unexpected error
  * messages) pass through unchanged, so retries and status mapping are not affected.
  */
 export function guardModel(model: Model, log: ModelErrorLogger): Model {
-  const hide = (error: unknown): unknown => {
-    if (BridleError.isInstance(error)) return error;
+  const hide = (error: unknown, signal: AbortSignal): unknown => {
+    // A cancelled call (client gone, deadline, shutdown) is not a model failure: pass its reason on, unlogged.
+    if (BridleError.isInstance(error) || signal.aborted) return error;
     log(error, model.id);
     return new Error(UNEXPECTED_MODEL_ERROR, { cause: error });
   };
@@ -24,7 +25,7 @@ export function guardModel(model: Model, log: ModelErrorLogger): Model {
     id: model.id,
     generate: (request: ModelRequest) =>
       model.generate(request).catch((error: unknown) => {
-        throw hide(error);
+        throw hide(error, request.signal);
       }),
     ...(stream === undefined
       ? {}
@@ -33,7 +34,7 @@ export function guardModel(model: Model, log: ModelErrorLogger): Model {
             try {
               yield* stream(request);
             } catch (error) {
-              throw hide(error);
+              throw hide(error, request.signal);
             }
           },
         }),
