@@ -108,20 +108,62 @@ describe('checkAddress allows public addresses', () => {
 });
 
 describe('checkAddress with allowPrivateNetworks', () => {
-  it.each(['127.0.0.1', '10.0.0.1', '::1', 'fe80::1', '::ffff:192.168.1.1', 'fd12::1', '100.64.0.1'])(
-    'allows %s',
-    (input) => {
-      expect(checkAddress(input, { allowPrivateNetworks: true }).allowed).toBe(true);
-    },
-  );
+  it.each([
+    '127.0.0.1',
+    '10.0.0.1',
+    '::1',
+    '::ffff:192.168.1.1',
+    'fd12::1',
+    '100.64.0.1',
+    'fd00:ec3::1',
+    'fd20:ce::253',
+  ])('allows %s', (input) => {
+    expect(checkAddress(input, { allowPrivateNetworks: true }).allowed).toBe(true);
+  });
 
-  it.each(['169.254.169.254', '0xa9fea9fe', '::ffff:169.254.169.254', 'fd00:ec2::254', '100.100.100.200'])(
-    'still refuses the cloud metadata address %s',
-    (input) => {
-      expect(checkAddress(input, { allowPrivateNetworks: true })).toMatchObject({
-        allowed: false,
-        reason: expect.stringContaining('a cloud metadata address'),
-      });
-    },
-  );
+  // SPEC "Workspace trust": metadata stays refused, even with allowPrivateNetworks (issue 18 item 8).
+  it.each([
+    ['169.254.169.254', '169.254.169.254 is a cloud metadata address'], // AWS, GCP, Azure IMDS, OpenStack, ...
+    ['0xa9fea9fe', '169.254.169.254 is a cloud metadata address'],
+    [
+      '::ffff:169.254.169.254',
+      '::ffff:a9fe:a9fe is an IPv4-mapped address embedding 169.254.169.254, a cloud metadata address',
+    ],
+    ['169.254.170.2', '169.254.170.2 is a cloud metadata address'], // AWS ECS task metadata
+    ['169.254.170.23', '169.254.170.23 is a cloud metadata address'], // AWS EKS Pod Identity
+    ['169.254.0.23', '169.254.0.23 is a cloud metadata address'], // Tencent Cloud
+    ['169.254.42.42', '169.254.42.42 is a cloud metadata address'], // Scaleway
+    ['169.254.1.1', '169.254.1.1 is a link-local address'], // all of 169.254.0.0/16
+    ['169.254.255.255', '169.254.255.255 is a link-local address'],
+    ['168.63.129.16', '168.63.129.16 is a cloud metadata address'], // Azure WireServer
+    [
+      '::ffff:168.63.129.16',
+      '::ffff:a83f:8110 is an IPv4-mapped address embedding 168.63.129.16, a cloud metadata address',
+    ],
+    [
+      '64:ff9b::168.63.129.16',
+      '64:ff9b::a83f:8110 is a NAT64 address embedding 168.63.129.16, a cloud metadata address',
+    ],
+    ['100.100.100.200', '100.100.100.200 is a cloud metadata address'], // Alibaba
+    ['192.0.0.192', '192.0.0.192 is a cloud metadata address'], // Oracle Cloud Classic
+    ['fd00:ec2::254', 'fd00:ec2::254 is a cloud metadata address'], // AWS IMDS over IPv6
+    ['fd00:ec2::23', 'fd00:ec2::23 is a cloud metadata address'], // AWS EKS Pod Identity over IPv6
+    ['fd00:ec2::253', 'fd00:ec2::253 is a cloud metadata address (AWS fd00:ec2::/64)'], // the rest of fd00:ec2::/64
+    ['fd00:ec2::ffff:ffff:ffff:ffff', 'fd00:ec2::ffff:ffff:ffff:ffff is a cloud metadata address (AWS fd00:ec2::/64)'],
+    ['fd20:ce::254', 'fd20:ce::254 is a cloud metadata address'], // GCP over IPv6
+    ['fd00:c1::a9fe:a9fe', 'fd00:c1::a9fe:a9fe is a cloud metadata address'], // Oracle Cloud over IPv6
+    ['fd00:a9fe:a9fe::1', 'fd00:a9fe:a9fe::1 is a cloud metadata address'], // Linode / Akamai over IPv6
+    ['fd00:42::42', 'fd00:42::42 is a cloud metadata address'], // Scaleway over IPv6
+    ['fe80::a9fe:a9fe', 'fe80::a9fe:a9fe is a cloud metadata address'], // OpenStack over IPv6
+    ['fe80::1%eth0', 'fe80::1 is a link-local address'], // all of fe80::/10
+    ['febf:ffff::1', 'febf:ffff::1 is a link-local address'],
+  ])('still refuses %s', (input, reason) => {
+    expect(checkAddress(input, { allowPrivateNetworks: true })).toEqual({
+      allowed: false,
+      address: expect.any(String),
+      problem: expect.any(String),
+      reason,
+    });
+    expect(checkAddress(input)).toMatchObject({ allowed: false });
+  });
 });

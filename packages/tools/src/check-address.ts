@@ -11,18 +11,52 @@ export type AddressCheck =
 
 /** Options of {@link checkAddress}. */
 export interface CheckAddressOptions {
-  /** Allow loopback, private, link-local, unique-local and other non-public ranges. Cloud metadata stays refused. */
+  /** Allow loopback, private, unique-local and other non-public ranges. Link-local and cloud metadata stay refused. */
   allowPrivateNetworks?: boolean;
 }
 
-/** Cloud instance metadata endpoints (AWS, ECS, GCP, Azure, Alibaba, Oracle): refused even on private networks. */
+/**
+ * Cloud instance metadata and host-agent endpoints: refused even with `allowPrivateNetworks`, whose point is
+ * reaching the user's own services, never the machine's credentials. Reviewed against each cloud's docs:
+ * - all of 169.254.0.0/16 and fe80::/10 (link-local: AWS IMDS 169.254.169.254, ECS task metadata
+ *   169.254.170.2, EKS Pod Identity 169.254.170.23, Tencent 169.254.0.23, Scaleway 169.254.42.42, GCP,
+ *   Azure IMDS, DigitalOcean, Hetzner, OpenStack 169.254.169.254 and fe80::a9fe:a9fe, ...);
+ * - Azure WireServer 168.63.129.16, Alibaba 100.100.100.200, Oracle Cloud Classic 192.0.0.192;
+ * - AWS fd00:ec2::/64 (IMDS fd00:ec2::254, Pod Identity fd00:ec2::23, DNS fd00:ec2::253), GCP fd20:ce::254,
+ *   Oracle fd00:c1::a9fe:a9fe, Linode/Akamai fd00:a9fe:a9fe::1, Scaleway fd00:42::42.
+ */
 const METADATA_ADDRESSES = new Set([
   '169.254.169.254',
   '169.254.170.2',
+  '169.254.170.23',
+  '169.254.0.23',
+  '169.254.42.42',
+  'fd00:ec2::254',
+  'fd00:ec2::23',
+  'fe80::a9fe:a9fe',
+  '168.63.129.16',
   '100.100.100.200',
   '192.0.0.192',
-  'fd00:ec2::254',
+  'fd20:ce::254',
+  'fd00:c1::a9fe:a9fe',
+  'fd00:a9fe:a9fe::1',
+  'fd00:42::42',
 ]);
+/** Ranges refused whatever the options, with what to call an address in them. */
+const METADATA_RANGES: [ipaddr.IPv4 | ipaddr.IPv6, number, string][] = [
+  [ipaddr.parse('169.254.0.0'), 16, 'a link-local address'],
+  [ipaddr.parse('fe80::'), 10, 'a link-local address'],
+  [ipaddr.parse('fd00:ec2::'), 64, 'a cloud metadata address (AWS fd00:ec2::/64)'],
+];
+
+/** Why `address` is refused whatever the options (metadata and link-local), or `undefined`. */
+function metadataProblem(address: ipaddr.IPv4 | ipaddr.IPv6): string | undefined {
+  if (METADATA_ADDRESSES.has(address.toString())) return 'a cloud metadata address';
+  for (const [range, bits, problem] of METADATA_RANGES) {
+    if (range.kind() === address.kind() && address.match(range as never, bits)) return problem;
+  }
+  return undefined;
+}
 
 const IPV4_RANGE_NAMES: Record<string, string> = {
   unspecified: 'an unspecified (0.0.0.0/8) address',
@@ -99,7 +133,8 @@ function parseAddress(input: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
 
 /** Describes why the address is refused, or `undefined` when it may be used. */
 function findProblem(address: ipaddr.IPv4 | ipaddr.IPv6, allowPrivateNetworks: boolean): string | undefined {
-  if (METADATA_ADDRESSES.has(address.toString())) return 'a cloud metadata address';
+  const always = metadataProblem(address);
+  if (always !== undefined) return always;
   if (address.kind() === 'ipv4') {
     if (allowPrivateNetworks) return undefined;
     const range = address.range();

@@ -9,8 +9,9 @@ export interface HttpFetchToolOptions {
    */
   allowHosts?: string[];
   /**
-   * Allow loopback, private, link-local, CGNAT and unique-local addresses (a local server, an intranet).
-   * Cloud metadata addresses (169.254.169.254, fd00:ec2::254, ...) stay refused. Default `false`.
+   * Allow loopback, private, CGNAT and unique-local addresses (a local server, an intranet). Link-local
+   * (169.254/16, fe80::/10) and cloud metadata addresses (168.63.129.16, fd00:ec2::/64, ...) stay refused.
+   * Default `false`.
    */
   allowPrivateNetworks?: boolean;
   /** Most bytes of (decoded) body read; the rest is dropped and `truncated` set. Default 1,000,000. */

@@ -114,6 +114,17 @@ describe('the SSRF guard refuses a real loopback server by default', () => {
     ).rejects.toThrow('http_fetch: refused: fd00:ec2::254 is a cloud metadata address');
   });
 
+  it.each([
+    ['168.63.129.16', '168.63.129.16 is a cloud metadata address'],
+    ['169.254.0.23', '169.254.0.23 is a cloud metadata address'],
+    ['[fd00:ec2::23]', 'fd00:ec2::23 is a cloud metadata address'],
+    ['[fd20:ce::254]', 'fd20:ce::254 is a cloud metadata address'],
+  ])('refuses the metadata address %s by URL, even with allowPrivateNetworks', async (host, reason) => {
+    await expect(async () =>
+      httpFetchTool({ allowPrivateNetworks: true }).execute({ url: `http://${host}/metadata` }, toolContext()),
+    ).rejects.toThrow(`http_fetch: refused: ${reason}`);
+  });
+
   it('re-checks the socket it really connected to (defense in depth behind the lookup)', async () => {
     const server = await serve(ok);
     const seen: string[] = [];
