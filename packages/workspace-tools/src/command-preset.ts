@@ -7,6 +7,8 @@ import { compileStringParameter, type StringParameter } from './string-parameter
 export interface CommandPreset {
   /** A bare name looked up on PATH at creation, or an absolute path. */
   executable: string;
+  /** What the command does, for the model (shown in the tool's description and schema). At most 500 characters. */
+  description?: string;
   /** Fixed arguments, always passed first. Put `"--"` here when the program supports it. */
   args?: string[];
   /** Named string parameters the model fills in; appended after `args` in declaration order. All are required. */
@@ -24,6 +26,7 @@ export interface CommandPreset {
 /** A preset checked and resolved at creation. */
 export interface ResolvedPreset {
   name: string;
+  description: string | undefined;
   executable: string;
   args: string[];
   params: StringParameter[];
@@ -33,7 +36,16 @@ export interface ResolvedPreset {
   maxOutputBytes: number;
 }
 
-const PRESET_KEYS = new Set(['executable', 'args', 'params', 'cwd', 'env', 'timeoutMs', 'maxOutputBytes']);
+const PRESET_KEYS = new Set([
+  'executable',
+  'description',
+  'args',
+  'params',
+  'cwd',
+  'env',
+  'timeoutMs',
+  'maxOutputBytes',
+]);
 
 /** Checks one preset and resolves its executable. Throws `ConfigError` naming the preset and the fix. */
 export function resolvePreset(name: string, preset: unknown): ResolvedPreset {
@@ -51,6 +63,13 @@ export function resolvePreset(name: string, preset: unknown): ResolvedPreset {
   }
   if (typeof record.executable !== 'string' || record.executable === '' || record.executable.includes('\u0000')) {
     throw new ConfigError(`${where}: "executable" must be a non-empty string.`);
+  }
+  const description = record.description;
+  if (
+    description !== undefined &&
+    (typeof description !== 'string' || description.trim() === '' || description.length > 500)
+  ) {
+    throw new ConfigError(`${where}: "description" must be a non-empty string of at most 500 characters.`);
   }
   const args = stringList(where, 'args', record.args);
   const env = stringList(where, 'env', record.env);
@@ -73,6 +92,7 @@ export function resolvePreset(name: string, preset: unknown): ResolvedPreset {
   const params = Object.entries(paramsRecord).map(([param, schema]) => compileStringParameter(name, param, schema));
   return {
     name,
+    description: description?.trim(),
     executable: resolveExecutable(record.executable, name),
     args,
     params,

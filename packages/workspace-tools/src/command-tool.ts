@@ -57,7 +57,7 @@ export function commandTool(
     parameters: {
       type: 'object',
       properties: {
-        command: { type: 'string', enum: names, description: 'Which preset command to run.' },
+        command: { type: 'string', enum: names, description: commandDescription(resolved) },
         params: {
           type: 'object',
           additionalProperties: { type: 'string' },
@@ -81,36 +81,43 @@ export function commandTool(
       const values = parameterValues(toolName, preset, args.params);
       const signal = context?.signal;
       if (signal?.aborted) throw new WorkspaceError('aborted', `Command "${command}" was aborted before it started.`);
-      const run = await workspace.withDirectory(preset.cwd, (cwd) => {
+      const outcome = await workspace.withDirectory(preset.cwd, (cwd) => {
         // The signal may have aborted while the directory was checked: its listener below would never fire.
         if (signal?.aborted) throw new WorkspaceError('aborted', `Command "${command}" was aborted before it started.`);
         try {
-          return runProcess({
-            executable: preset.executable,
-            args: [...preset.args, ...values],
-            cwd,
-            env: environment(preset.env),
-            timeoutMs: preset.timeoutMs,
-            maxOutputBytes: preset.maxOutputBytes,
-            killGraceMs,
-            signal,
-          });
+          // `done` can reject as soon as the next tick (ENOENT: the executable vanished since creation),
+          // before this directory is closed and the outcome awaited: observe it now, never unhandled.
+          return settleLater(
+            runProcess({
+              executable: preset.executable,
+              args: [...preset.args, ...values],
+              cwd,
+              env: environment(preset.env),
+              timeoutMs: preset.timeoutMs,
+              maxOutputBytes: preset.maxOutputBytes,
+              killGraceMs,
+              signal,
+            }).done,
+          );
         } catch (error) {
           throw startFailure(command, error);
         }
       });
-      let outcome: Awaited<typeof run.done>;
-      try {
-        outcome = await run.done;
-      } catch (error) {
-        throw startFailure(command, error);
-      }
-      const { aborted, ...result } = outcome;
+      if (!outcome.ok) throw startFailure(command, outcome.error);
+      const { aborted, ...result } = outcome.value;
       if (aborted)
         throw new WorkspaceError('aborted', `Command "${command}" was aborted; its whole process group was stopped.`);
       return result;
     },
   };
+}
+
+/** A promise that never rejects: its outcome as data, observed from the moment it is created. */
+function settleLater<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 }
 
 function startFailure(command: string, error: unknown): WorkspaceError {
@@ -167,9 +174,17 @@ function describe(presets: Map<string, ResolvedPreset>): string {
       const choices = Array.isArray(param.schema.enum) ? ` (one of ${param.schema.enum.join(', ')})` : '';
       return `${param.name}${detail}${choices}`;
     });
+    const what = preset.description === undefined ? '' : `${preset.description} `;
     lines.push(
-      `- ${preset.name}: ${[preset.executable, ...preset.args].join(' ')}${params.length ? `; params: ${params.join('; ')}` : ''}`,
+      `- ${preset.name}: ${what}(runs ${[preset.executable, ...preset.args].join(' ')})${params.length ? `; params: ${params.join('; ')}` : ''}`,
     );
   }
   return lines.join('\n');
+}
+
+/** The `command` property's description: each preset name with what it does, when the preset says. */
+function commandDescription(presets: Map<string, ResolvedPreset>): string {
+  const described = [...presets.values()].filter((preset) => preset.description !== undefined);
+  if (described.length === 0) return 'Which preset command to run.';
+  return `Which preset command to run: ${described.map((preset) => `"${preset.name}" ${preset.description}`).join('; ')}.`;
 }

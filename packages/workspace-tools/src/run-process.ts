@@ -39,10 +39,18 @@ export function runProcess(spec: ProcessSpec): { done: Promise<CommandResult & {
   // Throws for some failures (E2BIG: an argument over the kernel's 128 KiB limit); others reject `done`.
   const child = spawnChild(spec);
   const done = new Promise<CommandResult & { aborted: boolean }>((resolve, reject) => {
+    // Node returns a child without pipes when it ran out of descriptors (EMFILE, ENFILE); its 'error' follows.
+    if (child.stdout === null || child.stderr === null) {
+      child.on('error', reject);
+      return;
+    }
     const stdout = new OutputBuffer(spec.maxOutputBytes);
     const stderr = new OutputBuffer(spec.maxOutputBytes);
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    // A pipe that fails ends like a closed one ('close' follows); unheard, its 'error' would crash the process.
+    child.stdout.on('error', () => undefined);
+    child.stderr.on('error', () => undefined);
     let timedOut = false;
     let aborted = false;
     let killTimer: NodeJS.Timeout | undefined;
@@ -62,12 +70,17 @@ export function runProcess(spec: ProcessSpec): { done: Promise<CommandResult & {
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     const streamsClosed = Promise.all([closed(child.stdout), closed(child.stderr)]);
 
-    child.once('error', (error) => {
+    // `on`, not `once`: a second 'error' (a failed kill, say) must not go unheard either.
+    child.on('error', (error) => {
+      if (child.pid !== undefined) return; // it started: 'exit' settles the run
       clearTimeout(timer);
       spec.signal?.removeEventListener('abort', onAbort);
-      if (child.pid === undefined) reject(error);
+      reject(error);
     });
-    child.once('exit', async (exitCode, signal) => {
+    child.once('exit', (exitCode, signal) => {
+      finish(exitCode, signal).then(resolve, reject);
+    });
+    const finish = async (exitCode: number | null, signal: NodeJS.Signals | null) => {
       clearTimeout(timer);
       spec.signal?.removeEventListener('abort', onAbort);
       // Whatever the direct child left behind in its group belongs to this run: end it too.
@@ -83,7 +96,7 @@ export function runProcess(spec: ProcessSpec): { done: Promise<CommandResult & {
       }, PIPE_DRAIN_MS);
       await streamsClosed;
       clearTimeout(drain);
-      resolve({
+      return {
         exitCode,
         signal,
         stdout: stdout.text(),
@@ -91,8 +104,8 @@ export function runProcess(spec: ProcessSpec): { done: Promise<CommandResult & {
         timedOut,
         aborted,
         durationMs: Math.round(performance.now() - started),
-      });
-    });
+      };
+    };
   });
   return { done };
 }
@@ -108,7 +121,8 @@ function spawnChild(spec: ProcessSpec) {
   });
 }
 
-function closed(stream: NodeJS.ReadableStream): Promise<void> {
+function closed(stream: NodeJS.ReadableStream | null): Promise<void> {
+  if (stream === null) return Promise.resolve();
   return new Promise((resolve) => {
     stream.once('close', () => resolve());
   });

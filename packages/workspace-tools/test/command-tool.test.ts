@@ -1,4 +1,4 @@
-import { readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '@bridle/protocol';
 import { describe, expect, it } from 'vitest';
@@ -57,6 +57,48 @@ describe('commandTool', () => {
       properties: { command: { type: 'string', enum: ['a', 'b'] } },
     });
     expect(tool.readOnly).toBeUndefined();
+  });
+
+  it("shows each preset's description in the tool's description and in the command property's schema", async () => {
+    const { tool } = await setup({
+      test: { executable: 'true', description: 'Run the unit tests once.' },
+      lint: { executable: 'false' },
+    });
+    const truePath = (tool.description.match(/\(runs (\S+)\)/) ?? [])[1];
+    expect(tool.description.split('\n').slice(1)).toEqual([
+      `- test: Run the unit tests once. (runs ${truePath})`,
+      `- lint: (runs ${truePath?.replace(/true$/, 'false')})`,
+    ]);
+    expect(tool.parameters).toMatchObject({
+      properties: {
+        command: {
+          enum: ['test', 'lint'],
+          description: 'Which preset command to run: "test" Run the unit tests once..',
+        },
+      },
+    });
+  });
+
+  it('a preset whose executable disappeared after creation is a tool error, not a crash', async () => {
+    const { outside } = await tempTree();
+    const executable = join(outside, 'vanishing');
+    await writeFile(executable, '#!/bin/sh\necho hi\n', { mode: 0o755 });
+    const { tool } = await setup({ gone: { executable } });
+    await rm(executable);
+    const error = await refusal(tool.execute({ command: 'gone' }, context()));
+    expect(error).toMatchObject({ code: 'command_failed' });
+    expect(error.message).toBe(`Command "gone" could not start: spawn ${executable} ENOENT`);
+  });
+
+  it('a preset whose executable lost its execute permission is a tool error', async () => {
+    const { outside } = await tempTree();
+    const executable = join(outside, 'locked');
+    await writeFile(executable, '#!/bin/sh\necho hi\n', { mode: 0o755 });
+    const { tool } = await setup({ locked: { executable } });
+    await chmod(executable, 0o644);
+    const error = await refusal(tool.execute({ command: 'locked' }, context()));
+    expect(error).toMatchObject({ code: 'command_failed' });
+    expect(error.message).toBe(`Command "locked" could not start: spawn ${executable} EACCES`);
   });
 
   it('reports a non-zero exit as a result, with stderr', async () => {
@@ -161,6 +203,11 @@ describe('commandTool', () => {
     [{ x: { executable: 'true', cwd: '../elsewhere' } }, /contains "\.\."/],
     [{ x: { executable: 'true', env: ['BAD NAME'] } }, /not a valid environment variable name/],
     [{ 'bad name': { executable: 'true' } }, /the name must be/],
+    [
+      { x: { executable: 'true', description: '' } },
+      /"description" must be a non-empty string of at most 500 characters/,
+    ],
+    [{ x: { executable: 'true', description: 'x'.repeat(501) } }, /at most 500 characters/],
     [{}, /at least one preset/],
   ])('throws ConfigError at creation for %j', async (presets, message) => {
     const { root } = await tempTree();
