@@ -7,6 +7,7 @@ import { bearerCheck } from './auth';
 import { BatchJobs } from './batch-jobs';
 import { installErrorHandling, sendNotFound } from './error-handler';
 import { guardModel, type ModelErrorLogger } from './guard-model';
+import { hostOriginGuard } from './host-origin-guard';
 import { isLoopbackHost } from './loopback';
 import { registerBatchRoutes } from './routes/batch-route';
 import { registerChatRoute } from './routes/chat-route';
@@ -123,6 +124,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     reply.header('x-request-id', request.id);
     done();
   });
+  app.addHook('onRequest', hostOriginGuard({ allowedHosts: config.allowedHosts, allowedOrigins: [] }));
   // While shutting down, a finished response also ends its connection, so clients reconnect elsewhere.
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (context.state.shuttingDown) reply.header('connection', 'close');
@@ -157,6 +159,11 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     { prefix: '/api' },
   );
   if ('error' in context.modelSource) app.log.warn(`not ready: ${context.modelSource.error}`);
+  if (!isLoopbackHost(config.host) && config.allowedHosts.length === 0) {
+    app.log.warn(
+      `listening on ${config.host}, but only loopback names are accepted in Host: set BRIDLE_ALLOWED_HOSTS to the names clients use`,
+    );
+  }
 
   let stopping: Promise<void> | undefined;
   const shutdown = () => {

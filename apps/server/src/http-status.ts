@@ -6,6 +6,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   bad_request: 400,
   invalid_config: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   session_busy: 409,
   payload_too_large: 413,

@@ -6,6 +6,8 @@ export interface ServerConfig {
   host: string;
   port: number;
   apiToken?: string;
+  /** Host names (lower case, no port) accepted in `Host` besides the loopback ones. */
+  allowedHosts: string[];
   maxConcurrentRuns: number;
   runTimeoutMs: number;
   shutdownGraceMs: number;
@@ -23,7 +25,7 @@ export interface ServerConfig {
   maxSseBufferBytes: number;
 }
 
-type NumberSetting = Exclude<keyof ServerConfig, 'host' | 'apiToken'>;
+type NumberSetting = Exclude<keyof ServerConfig, 'host' | 'apiToken' | 'allowedHosts'>;
 
 /** Each numeric setting: its environment variable (if any), default and least value. */
 const NUMBERS: Record<NumberSetting, { env?: string; fallback: number; least: number }> = {
@@ -77,5 +79,24 @@ export function resolveServerConfig(options: ServerOptions = {}): ServerConfig {
       'BRIDLE_API_TOKEN must be at least 16 characters without spaces (e.g. the output of `openssl rand -hex 32`).',
     );
   }
-  return { ...numbers, host, ...(token ? { apiToken: token } : {}) };
+  return { ...numbers, host, ...(token ? { apiToken: token } : {}), allowedHosts: readAllowedHosts(options, env) };
+}
+
+/** A host name or an IP address literal (IPv6 in brackets), without scheme, port or path. */
+const HOST_NAME =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])$/;
+
+function readAllowedHosts(options: ServerOptions, env: ServerOptions['env'] & object): string[] {
+  const given = options.allowedHosts;
+  const entries = given ?? (env.BRIDLE_ALLOWED_HOSTS ?? '').split(',');
+  const hosts: string[] = [];
+  for (const entry of entries.map((value) => value.trim()).filter(Boolean)) {
+    if (!HOST_NAME.test(entry.toLowerCase())) {
+      throw new ConfigError(
+        `Invalid BRIDLE_ALLOWED_HOSTS entry "${entry}": write host names only, without scheme, port or wildcard (e.g. BRIDLE_ALLOWED_HOSTS=bridle.internal,10.0.0.5).`,
+      );
+    }
+    hosts.push(entry.toLowerCase());
+  }
+  return hosts;
 }

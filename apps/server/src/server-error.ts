@@ -4,6 +4,7 @@ import { BridleError } from '@bridle/protocol';
 export type ServerErrorCode =
   | 'bad_request'
   | 'unauthorized'
+  | 'forbidden'
   | 'not_found'
   | 'session_busy'
   | 'payload_too_large'

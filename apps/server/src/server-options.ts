@@ -27,6 +27,13 @@ export interface ServerOptions {
   port?: number;
   /** `BRIDLE_API_TOKEN`: when set, every `/api` route needs `Authorization: Bearer <token>`. */
   apiToken?: string;
+  /**
+   * `BRIDLE_ALLOWED_HOSTS` (comma list): host names accepted in the `Host` header besides loopback ones
+   * (`localhost`, `127.x.x.x`, `[::1]`). Any other `Host` is a 403, so a web page whose name rebinds to
+   * this machine cannot reach the API. Set it to the names clients use when the server is reachable
+   * from other machines.
+   */
+  allowedHosts?: readonly string[];
   /** `BRIDLE_MAX_CONCURRENT_RUNS`, default 16: runs (chat and batch items) at once; chat gets 503 beyond. */
   maxConcurrentRuns?: number;
   /** `BRIDLE_RUN_TIMEOUT_MS`, default 120000: the deadline of each run. */

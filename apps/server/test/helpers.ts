@@ -1,3 +1,4 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { ModelRequest, ModelResponse } from '@bridle/protocol';
 import { scriptedModel } from '@bridle/testing';
 import { afterEach } from 'vitest';
@@ -99,4 +100,42 @@ export type Json = any;
 /** The JSON body of a response. */
 export async function json(response: Response): Promise<Json> {
   return response.json();
+}
+
+/**
+ * One request over `node:http`, so that headers `fetch` would set itself (`Host`, `Origin`) are sent as
+ * given. A `body` is sent as JSON.
+ */
+export function rawRequest(
+  baseUrl: string,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: {
+          ...(options.body === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(options.body)) }),
+          ...options.headers,
+        },
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(options.body);
+  });
 }

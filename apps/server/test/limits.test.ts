@@ -139,14 +139,14 @@ describe('run limits', () => {
 describe('slow clients', () => {
   it('closes a connection whose headers do not arrive within headersTimeoutMs', async () => {
     const server = await startTestServer({ model: echoModel(), headersTimeoutMs: 200, requestTimeoutMs: 5000 });
-    const answer = await rawExchange(server.url, ['POST /api/chat HTTP/1.1\r\nHost: x\r\n']);
+    const answer = await rawExchange(server.url, ['POST /api/chat HTTP/1.1\r\nHost: localhost\r\n']);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
   });
 
   it('closes a connection whose body does not arrive within requestTimeoutMs', async () => {
     const server = await startTestServer({ model: echoModel(), headersTimeoutMs: 200, requestTimeoutMs: 300 });
     const answer = await rawExchange(server.url, [
-      'POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"prompt":',
+      'POST /api/chat HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"prompt":',
     ]);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
   });
@@ -173,7 +173,7 @@ describe('slow clients', () => {
     socket.on('error', () => {});
     const body = JSON.stringify({ prompt: 'flood me' });
     socket.write(
-      `POST /api/chat HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      `POST /api/chat HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     );
     socket.pause(); // never read
     await aborted.promise;

@@ -220,7 +220,7 @@ describe('red team: request bodies', () => {
     // Without any content-type (a raw request, so no client adds one).
     const raw = await rawRequest(
       await startTestServer({ model: echoModel() }),
-      `POST /api/chat HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      `POST /api/chat HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     );
     expect(raw).toMatch(/^HTTP\/1\.1 415 /);
   });
@@ -371,7 +371,7 @@ describe('red team: connections', () => {
     });
     const closed = new Promise((resolve) => socket.on('close', resolve));
     socket.on('error', () => {});
-    socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+    socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\n');
     const drip = setInterval(() => socket.write('X-Slow: 1\r\n'), 20);
     await closed;
     clearInterval(drip);

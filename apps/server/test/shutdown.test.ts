@@ -33,11 +33,11 @@ describe('graceful shutdown', () => {
     const ended = new Promise((resolve) => socket.on('close', resolve));
     const body = JSON.stringify({ prompt: 'first' });
     socket.write(
-      `POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      `POST /api/chat HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     );
     await gated.started;
     const stopping = server.shutdown();
-    socket.write('GET /ready HTTP/1.1\r\nHost: x\r\n\r\n');
+    socket.write('GET /ready HTTP/1.1\r\nHost: localhost\r\n\r\n');
     gated.release();
     await stopping;
     await ended;
