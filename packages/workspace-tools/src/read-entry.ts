@@ -9,7 +9,8 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 
 /**
  * Reads the regular file `name` inside a verified directory, at most `maxBytes`. When `expected` is
- * given, what was opened must be that very object (dev, ino). Never follows a symlink.
+ * given, what was opened must be that very object (dev, ino). Never follows a symlink; refuses a
+ * file with more than one hard link (`hard_link`).
  */
 export async function readEntry(
   directory: DirectoryHandle,
@@ -30,6 +31,14 @@ export async function readEntry(
     if (expected !== undefined && !sameFile(stats, expected)) throw changed(`"${relative}"`, 'was replaced');
     if (!stats.isFile()) {
       throw new WorkspaceError('not_a_file', `Refused: "${relative}" is not a regular file.`);
+    }
+    // A hard link may be a file outside the workspace linked in (the path jail cannot see where the
+    // other names are): refused like a write to it is.
+    if (stats.nlink > 1n) {
+      throw new WorkspaceError(
+        'hard_link',
+        `Refused: "${relative}" has ${stats.nlink} hard links; it may be a file outside the workspace, so it is not read. Copy its content to a new file first if you need it.`,
+      );
     }
     if (stats.size > BigInt(maxBytes)) throw tooLarge(relative, Number(stats.size), maxBytes);
     // Never trust the size: the file may grow while being read. Read at most one byte past the cap.

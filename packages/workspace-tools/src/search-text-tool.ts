@@ -91,8 +91,18 @@ export function searchTextTool(
 
 interface Collected {
   files: { path: string; text: string }[];
-  skipped: number;
+  /** Files not searched, by reason (`binary`, `too large`, `hard-linked`, `changing`). */
+  skipped: Map<string, number>;
   stoppedEarly: boolean;
+}
+
+const SKIP_REASONS: Partial<Record<string, string>> = {
+  too_large: 'over the size limit',
+  hard_link: 'hard-linked (may be files outside the workspace)',
+};
+
+function skip(collected: Collected, reason: string): void {
+  collected.skipped.set(reason, (collected.skipped.get(reason) ?? 0) + 1);
 }
 
 async function collectFiles(
@@ -101,11 +111,11 @@ async function collectFiles(
   matches: ((path: string) => boolean) | undefined,
   bounds: { maxFileBytes: number; maxTotalBytes: number; maxEntries: number },
 ): Promise<Collected> {
-  const collected: Collected = { files: [], skipped: 0, stoppedEarly: false };
+  const collected: Collected = { files: [], skipped: new Map(), stoppedEarly: false };
   let total = 0;
   const take = (relative: string, bytes: Buffer): void => {
     if (!isText(bytes)) {
-      collected.skipped++;
+      skip(collected, 'binary');
       return;
     }
     total += bytes.length;
@@ -124,7 +134,8 @@ async function collectFiles(
           take(entry.path, await entry.read(Math.min(bounds.maxFileBytes, bounds.maxTotalBytes - total)));
         } catch (error) {
           if (!WorkspaceError.isInstance(error)) throw error;
-          collected.skipped++; // too large, or changed while walking: skip it, never follow it
+          // Too large, hard-linked, or changed while walking: skip it, never follow it.
+          skip(collected, SKIP_REASONS[error.code] ?? 'changing or unreadable');
         }
         return undefined;
       },
@@ -150,6 +161,9 @@ function formatResult(
   if (result.truncated) lines.push(`[stopped at ${maxMatches} matches; narrow the pattern, path or glob]`);
   if (collected.stoppedEarly)
     lines.push('[not every file was searched: the size or entry limit was reached; narrow path or glob]');
-  if (collected.skipped > 0) lines.push(`[${collected.skipped} binary, oversized or changing files skipped]`);
+  if (collected.skipped.size > 0) {
+    const parts = [...collected.skipped].map(([reason, count]) => `${count} ${reason}`);
+    lines.push(`[files skipped: ${parts.join(', ')}]`);
+  }
   return lines.join('\n');
 }

@@ -331,7 +331,7 @@ describe('search_text', () => {
     });
     const tools = byName(workspaceTools(await Workspace.open(root), { search: { maxFileBytes: 100, maxMatches: 2 } }));
     expect(await tools.search_text!.execute({ pattern: 'hit' }, context())).toBe(
-      'many.txt:1: hit\nmany.txt:2: hit\n[stopped at 2 matches; narrow the pattern, path or glob]\n[2 binary, oversized or changing files skipped]',
+      'many.txt:1: hit\nmany.txt:2: hit\n[stopped at 2 matches; narrow the pattern, path or glob]\n[files skipped: 1 over the size limit, 1 binary]',
     );
   });
 

@@ -229,6 +229,34 @@ describe('special files and type confusion', () => {
   });
 });
 
+describe('hard links (issue 18 item 11)', () => {
+  it('read_file refuses a hard link to a file outside the workspace, like write_file does', async () => {
+    const { root, outside } = await tempTree();
+    await link(join(outside, 'secret.txt'), join(root, 'innocent.txt'));
+    const { tools } = await toolsFor(root);
+    for (const call of [
+      () => tools.read_file!.execute({ path: 'innocent.txt' }, context()),
+      () => tools.write_file!.execute({ path: 'innocent.txt', content: 'x' }, context()),
+    ]) {
+      const error = await refused(call());
+      expect(error.code).toBe('hard_link');
+      expect(error.message).toMatch(/^Refused: "innocent.txt" has 2 hard links; /);
+    }
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('OUTSIDE SECRET');
+  });
+
+  it('search_text skips a hard-linked file and says why; naming it as the path refuses it', async () => {
+    const { root, outside } = await tempTree({ 'plain.txt': 'nothing to see' });
+    await link(join(outside, 'secret.txt'), join(root, 'innocent.txt'));
+    const { tools } = await toolsFor(root);
+    expect(await tools.search_text!.execute({ pattern: 'SECRET|nothing' }, context())).toBe(
+      'plain.txt:1: nothing to see\n[files skipped: 1 hard-linked (may be files outside the workspace)]',
+    );
+    const error = await refused(tools.search_text!.execute({ pattern: 'SECRET', path: 'innocent.txt' }, context()));
+    expect(error.code).toBe('hard_link');
+  });
+});
+
 describe('edit_file', () => {
   it('refuses a hard-linked file, leaving both names unchanged', async () => {
     const { root, base } = await tempTree({ 'a.txt': 'hello world' });
