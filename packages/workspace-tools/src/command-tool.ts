@@ -1,12 +1,17 @@
+import { posix } from 'node:path';
 import { ConfigError, type Tool, type ToolContext } from '@bridle/protocol';
 import { type CommandPreset, type ResolvedPreset, resolvePreset } from './command-preset';
 import { type CommandResult, runProcess } from './run-process';
 import { expectArguments, invalidArguments, stringArgument } from './tool-arguments';
 import { WorkspaceError } from './workspace-error';
 
-/** What the command tool needs of a workspace: a verified directory to run in. */
+/**
+ * What the command tool needs of a workspace: a verified directory to run in and, for presets with
+ * `format: 'workspace-path'` parameters, a path check (see {@link Workspace.checkPath}).
+ */
 export interface CommandWorkspace {
   withDirectory<T>(path: string | undefined, use: (directoryPath: string) => T | Promise<T>): Promise<T>;
+  checkPath?(path: string, options?: { label?: string }): Promise<string>;
 }
 
 /** Arguments of the command tool. */
@@ -45,6 +50,12 @@ export function commandTool(
   }
   const resolved = new Map<string, ResolvedPreset>();
   for (const [name, preset] of Object.entries(presets)) resolved.set(name, resolvePreset(name, preset));
+  const needsPaths = [...resolved.values()].some((preset) => preset.params.some((param) => param.path));
+  if (needsPaths && typeof workspace.checkPath !== 'function') {
+    throw new ConfigError(
+      'commandTool: a preset has a "workspace-path" parameter, but the workspace given has no checkPath(); pass a Workspace from Workspace.open().',
+    );
+  }
   const killGraceMs = options.killGraceMs ?? 2_000;
   if (!Number.isSafeInteger(killGraceMs) || killGraceMs < 0) {
     throw new ConfigError('commandTool option "killGraceMs" must be a non-negative integer of milliseconds.');
@@ -78,7 +89,7 @@ export function commandTool(
           `unknown command ${JSON.stringify(command)}; choose one of ${names.join(', ')}`,
         );
       }
-      const values = parameterValues(toolName, preset, args.params);
+      const values = await jailPaths(workspace, preset, parameterValues(toolName, preset, args.params));
       const signal = context?.signal;
       if (signal?.aborted) throw new WorkspaceError('aborted', `Command "${command}" was aborted before it started.`);
       const outcome = await workspace.withDirectory(preset.cwd, (cwd) => {
@@ -155,6 +166,21 @@ function parameterValues(tool: string, preset: ResolvedPreset, params: unknown):
   });
 }
 
+/**
+ * Checks each `workspace-path` value with the workspace's path rules and rewrites it relative to the
+ * preset's cwd (the program resolves it from there). Other values pass unchanged.
+ */
+async function jailPaths(workspace: CommandWorkspace, preset: ResolvedPreset, values: string[]): Promise<string[]> {
+  return Promise.all(
+    values.map(async (value, index) => {
+      const param = preset.params[index]!;
+      if (!param.path) return value;
+      const relative = await workspace.checkPath!(value, { label: `params.${param.name}` });
+      return posix.relative(preset.cwd ?? '', relative) || '.';
+    }),
+  );
+}
+
 function environment(names: readonly string[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of ['PATH', ...names]) {
@@ -170,7 +196,8 @@ function describe(presets: Map<string, ResolvedPreset>): string {
   ];
   for (const preset of presets.values()) {
     const params = preset.params.map((param) => {
-      const detail = typeof param.schema.description === 'string' ? `: ${param.schema.description}` : '';
+      const what = param.path ? ' (a path relative to the workspace root)' : '';
+      const detail = `${what}${typeof param.schema.description === 'string' ? `: ${param.schema.description}` : ''}`;
       const choices = Array.isArray(param.schema.enum) ? ` (one of ${param.schema.enum.join(', ')})` : '';
       return `${param.name}${detail}${choices}`;
     });

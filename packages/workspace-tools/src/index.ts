@@ -7,6 +7,7 @@ export { DEFAULT_PROTECTED } from './protected-paths';
 export { type ReadFileArguments, readFileTool } from './read-file-tool';
 export type { CommandResult } from './run-process';
 export { type SearchTextArguments, type SearchTextLimits, searchTextTool } from './search-text-tool';
+export { WORKSPACE_PATH_FORMAT } from './string-parameter';
 export { Workspace, type WorkspaceOptions } from './workspace';
 export { WorkspaceError, type WorkspaceErrorCode } from './workspace-error';
 export type {

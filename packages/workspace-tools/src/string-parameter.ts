@@ -14,18 +14,30 @@ const SUPPORTED_KEYWORDS = new Set([
   'minLength',
   'maxLength',
   'examples',
+  'format',
 ]);
+
+/**
+ * The `format` of a preset parameter that names a path inside the workspace:
+ * `{ type: 'string', format: 'workspace-path' }`. The value is checked with the rules of `read_file`
+ * (relative, no `..`, no symlink in any component, not protected, not hard-linked) and handed to the
+ * program relative to the preset's `cwd`. It may name a file that does not exist yet.
+ */
+export const WORKSPACE_PATH_FORMAT = 'workspace-path';
 
 /** A compiled string parameter: checks one model-supplied value. */
 export interface StringParameter {
   name: string;
   schema: Record<string, unknown>;
+  /** The value is a path inside the workspace (`format: 'workspace-path'`), jailed before each run. */
+  path: boolean;
   check(tool: string, value: unknown): string;
 }
 
 /**
  * Compiles a preset parameter schema. Only string schemas are allowed, with the keywords `enum`,
- * `const`, `pattern` (unicode regex), `minLength`, `maxLength` (and annotations); anything else
+ * `const`, `pattern` (unicode regex), `minLength`, `maxLength`, `format` (only
+ * {@link WORKSPACE_PATH_FORMAT}) and annotations; anything else
  * throws `ConfigError` rather than being silently unchecked.
  */
 export function compileStringParameter(preset: string, name: string, schema: unknown): StringParameter {
@@ -51,6 +63,11 @@ export function compileStringParameter(preset: string, name: string, schema: unk
   if (enumValues !== undefined && (!Array.isArray(enumValues) || enumValues.some((item) => typeof item !== 'string'))) {
     throw new ConfigError(`${where}: "enum" must be an array of strings.`);
   }
+  if (record.format !== undefined && record.format !== WORKSPACE_PATH_FORMAT) {
+    throw new ConfigError(
+      `${where}: "format" ${JSON.stringify(record.format)} is not supported; the only format is "${WORKSPACE_PATH_FORMAT}" (a path inside the workspace).`,
+    );
+  }
   if (record.const !== undefined && typeof record.const !== 'string')
     throw new ConfigError(`${where}: "const" must be a string.`);
   const minLength = lengthKeyword(where, record, 'minLength') ?? 0;
@@ -66,6 +83,7 @@ export function compileStringParameter(preset: string, name: string, schema: unk
   return {
     name,
     schema: record,
+    path: record.format === WORKSPACE_PATH_FORMAT,
     check(tool, value) {
       const label = `params.${name}`;
       if (typeof value !== 'string')

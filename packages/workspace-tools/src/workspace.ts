@@ -75,6 +75,29 @@ export class Workspace implements WorkspaceOperations {
     }
   }
 
+  /**
+   * Checks a model-supplied path with the rules every read and write applies, without opening it: relative,
+   * strictly inside the root, no `..`, no symlink in any existing component, not protected, and, when
+   * it exists, not a file with several hard links. It may not exist yet. Returns the normalized
+   * relative path (`a//./b` is `a/b`). Throws `WorkspaceError`; `label` names the value in messages.
+   * Used for `format: 'workspace-path'` preset parameters. The check holds when it is made: a process
+   * that can create symlinks (a preset running workspace code) could still swap a component later.
+   */
+  async checkPath(path: string, options: { label?: string } = {}): Promise<string> {
+    const segments = parsePath(path, { label: options.label });
+    this.refuseProtected(segments);
+    const checked = await checkPath(this.jail, segments);
+    const relative = segments.join('/');
+    const final = checked.stats.at(-1);
+    if (final !== undefined && !final.isDirectory() && final.nlink > 1n) {
+      throw new WorkspaceError(
+        'hard_link',
+        `Refused: "${relative}" has ${final.nlink} hard links; it may be a file outside the workspace.`,
+      );
+    }
+    return relative;
+  }
+
   /** The bytes of a regular file strictly inside the root, at most `maxReadBytes`. */
   async readFile(path: string): Promise<Buffer> {
     const { checked, name, relative } = await this.checkTarget(path);

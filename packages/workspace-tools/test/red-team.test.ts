@@ -5,7 +5,14 @@ import { link, mkdir, readFile, rename, stat, symlink, writeFile } from 'node:fs
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandTool, Workspace, WorkspaceError, type WorkspaceOperations, workspaceTools } from '../src/index';
+import {
+  commandTool,
+  WORKSPACE_PATH_FORMAT,
+  Workspace,
+  WorkspaceError,
+  type WorkspaceOperations,
+  workspaceTools,
+} from '../src/index';
 import { byName, context, isRunning, refusal, snapshot, tempTree } from './helpers';
 
 async function toolsFor(root: string, options: Parameters<typeof Workspace.open>[1] = {}) {
@@ -424,6 +431,96 @@ describe('commandTool with hostile parameters', () => {
     controller.abort(); // execute is now awaiting the workspace's directory checks
     expect((await refused(pending)).code).toBe('aborted');
     await expect(stat(join(root, 'made'))).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('commandTool path parameters (issue 18 item 3)', () => {
+  async function catTool(cwd?: string) {
+    const tree = await tempTree({ 'notes.txt': 'NOTES', 'sub/inner.txt': 'INNER', '.env': 'KEY=1' });
+    await symlink(join(tree.outside, 'secret.txt'), join(tree.root, 'escape.txt'));
+    await symlink(tree.outside, join(tree.root, 'escape-dir'));
+    await link(join(tree.outside, 'secret.txt'), join(tree.root, 'twin.txt'));
+    const workspace = await Workspace.open(tree.root);
+    const tool = commandTool(workspace, {
+      // printf shows the argv entry the program got; cat reads it from the preset's cwd.
+      show: {
+        executable: 'printf',
+        args: ['[%s]'],
+        params: { file: { type: 'string', format: WORKSPACE_PATH_FORMAT } },
+        ...(cwd ? { cwd } : {}),
+      },
+      cat: {
+        executable: 'cat',
+        args: ['--'],
+        params: { file: { type: 'string', format: 'workspace-path' } },
+        ...(cwd ? { cwd } : {}),
+      },
+    });
+    return { ...tree, tool };
+  }
+
+  it.each([
+    ['/etc/passwd', 'invalid_path', /"\/etc\/passwd" is absolute/],
+    ['../outside/secret.txt', 'invalid_path', /contains "\.\."/],
+    ['sub/../../outside/secret.txt', 'invalid_path', /contains "\.\."/],
+    ['~/.ssh/id_rsa', 'invalid_path', /is absolute/],
+    ['escape.txt', 'symlink', /"escape.txt" is a symbolic link/],
+    ['escape-dir/secret.txt', 'symlink', /"escape-dir" is a symbolic link/],
+    ['twin.txt', 'hard_link', /"twin.txt" has 2 hard links/],
+    ['.env', 'protected_path', /".env" is a protected path/],
+    ['.git/config', 'protected_path', /protected path/],
+    ['notes.txt\u202e', 'invalid_path', /control or invisible character/],
+    ['.', 'invalid_path', /names the workspace root/],
+    ['-n', 'invalid_arguments', /starts with "-"/],
+  ])('refuses %s as a path parameter, running nothing', async (file, code, message) => {
+    const { tool } = await catTool();
+    const error = await refused(tool.execute({ command: 'cat', params: { file } }, context()));
+    expect(error.code).toBe(code);
+    expect(error.message).toMatch(message);
+    if (code === 'invalid_path') expect(error.message).toMatch(/params\.file/);
+  });
+
+  it('passes a jailed path normalized, relative to the preset cwd; it may name a file to be created', async () => {
+    const atRoot = await catTool();
+    expect((await atRoot.tool.execute({ command: 'cat', params: { file: './/notes.txt' } }, context())).stdout).toBe(
+      'NOTES',
+    );
+    expect(
+      (await atRoot.tool.execute({ command: 'show', params: { file: 'sub/./inner.txt' } }, context())).stdout,
+    ).toBe('[sub/inner.txt]');
+    expect((await atRoot.tool.execute({ command: 'show', params: { file: 'new/file.txt' } }, context())).stdout).toBe(
+      '[new/file.txt]',
+    );
+    const inSub = await catTool('sub');
+    expect((await inSub.tool.execute({ command: 'cat', params: { file: 'notes.txt' } }, context())).stdout).toBe(
+      'NOTES',
+    );
+    expect((await inSub.tool.execute({ command: 'show', params: { file: 'notes.txt' } }, context())).stdout).toBe(
+      '[../notes.txt]',
+    );
+    expect((await inSub.tool.execute({ command: 'show', params: { file: 'sub/inner.txt' } }, context())).stdout).toBe(
+      '[inner.txt]',
+    );
+    expect((await inSub.tool.execute({ command: 'show', params: { file: 'sub' } }, context())).stdout).toBe('[.]');
+  });
+
+  it('says in the description which parameters are workspace paths', async () => {
+    const { tool } = await catTool();
+    expect(tool.description).toContain('params: file (a path relative to the workspace root)');
+  });
+
+  it('refuses at creation an unknown format, and a workspace-path parameter without a path check', () => {
+    const workspace = { withDirectory: async () => undefined as never };
+    expect(() =>
+      commandTool(workspace, { x: { executable: 'true', params: { a: { type: 'string', format: 'uri' } } } }),
+    ).toThrow(
+      'Preset "x", parameter "a": "format" "uri" is not supported; the only format is "workspace-path" (a path inside the workspace).',
+    );
+    expect(() =>
+      commandTool(workspace, {
+        x: { executable: 'true', params: { a: { type: 'string', format: 'workspace-path' } } },
+      }),
+    ).toThrow(/has no checkPath\(\)/);
   });
 });
 
