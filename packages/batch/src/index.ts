@@ -1,4 +1,5 @@
 export { agentRun } from './agent-run';
+export { DEFAULT_MAX_LINE_BYTES, type InputLine, type ReadLinesOptions, readLines } from './read-lines';
 export { runBatch } from './run-batch';
 export { streamBatch } from './stream-batch';
 export type {
