@@ -1,4 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -79,4 +81,29 @@ describe('readBatchInput', () => {
     expect(bad.map((entry) => entry.line)).toEqual([3, 4]);
     expect(bad[1]?.error).toBe('duplicate id "a" (first on line 1)');
   });
+
+  it('a 1.2 GB line (through a pipe, never on disk) is a bad line and the lines after it are read', async () => {
+    const path = join(dir, 'in.fifo');
+    execFileSync('mkfifo', [path]);
+    const writer = (async () => {
+      const stream = createWriteStream(path);
+      const chunk = Buffer.alloc(1024 * 1024, 0x78);
+      stream.write('{"id":"a","prompt":"one"}\n{"id":"huge","prompt":"');
+      for (let index = 0; index < 1200; index++) if (!stream.write(chunk)) await once(stream, 'drain');
+      stream.end('"}\n{"id":"b","prompt":"two"}\n');
+      await once(stream, 'close');
+    })();
+    const { items, bad } = await readBatchInput(path);
+    await writer;
+    expect(items).toEqual([
+      { id: 'a', line: 1, prompt: 'one' },
+      { id: 'b', line: 3, prompt: 'two' },
+    ]);
+    expect(bad).toEqual([
+      {
+        line: 2,
+        error: 'the line is 1200.0 MiB long, more than the 8 MiB limit per item: shorten the prompt or split it',
+      },
+    ]);
+  }, 120_000);
 });

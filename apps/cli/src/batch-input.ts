@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import type { BatchItem } from '@bridle/batch';
+import { type BatchItem, readLines } from '@bridle/batch';
 import { describeValue } from '@bridle/protocol';
 
 /** A line of the input that could not be used, with its 1-based line number. */
@@ -18,17 +17,24 @@ export interface InputItem extends BatchItem {
 
 const NUMBER_FIELDS = ['maxSteps', 'maxToolCalls', 'timeoutMs'] as const;
 
-/** Longest input line, in characters (8 MiB): far beyond any model's context, and bounds what one item holds. */
-export const MAX_LINE_CHARS = 8 * 1024 * 1024;
+/**
+ * Longest input line, in bytes (8 MiB): far beyond any model's context, and bounds what one item holds.
+ * Lines are read with a bounded reader, so a longer line is never held in memory whole.
+ */
+export const MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+/** The bad-line report of a line longer than {@link MAX_LINE_BYTES}. */
+export function tooLongLine(line: number, bytes: number): BadLine {
+  return {
+    line,
+    error: `the line is ${(bytes / 1024 / 1024).toFixed(1)} MiB long, more than the ${MAX_LINE_BYTES / 1024 / 1024} MiB limit per item: shorten the prompt or split it`,
+  };
+}
 
 /** Parses one JSONL line into an item, or says what is wrong with it. Blank lines give `undefined`. */
 export function parseInputLine(text: string, line: number): InputItem | BadLine | undefined {
-  if (text.length > MAX_LINE_CHARS) {
-    return {
-      line,
-      error: `the line is ${(text.length / 1024 / 1024).toFixed(1)} MiB long, more than the ${MAX_LINE_CHARS / 1024 / 1024} MiB limit per item: shorten the prompt or split it`,
-    };
-  }
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_LINE_BYTES) return tooLongLine(line, bytes);
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {
@@ -70,16 +76,19 @@ export function parseInputLine(text: string, line: number): InputItem | BadLine 
   return item;
 }
 
-/** Reads a JSONL input file: the usable items and the bad lines (duplicate ids are bad lines too). */
+/**
+ * Reads a JSONL input file: the usable items and the bad lines (duplicate ids and lines over
+ * {@link MAX_LINE_BYTES} are bad lines too). Memory per line is bounded whatever the file holds.
+ */
 export async function readBatchInput(path: string): Promise<{ items: InputItem[]; bad: BadLine[] }> {
   const items: InputItem[] = [];
   const bad: BadLine[] = [];
   const firstLineOf = new Map<string, number>();
-  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
-  let line = 0;
-  for await (const text of lines) {
-    line++;
-    const parsed = parseInputLine(line === 1 ? text.replace(/^\uFEFF/, '') : text, line);
+  for await (const entry of readLines(createReadStream(path, { highWaterMark: 1024 * 1024 }), {
+    maxLineBytes: MAX_LINE_BYTES,
+  })) {
+    const line = entry.line;
+    const parsed = 'text' in entry ? parseInputLine(entry.text, line) : tooLongLine(line, entry.tooLongBytes);
     if (parsed === undefined) continue;
     if ('error' in parsed) bad.push(parsed);
     else if (firstLineOf.has(parsed.id))

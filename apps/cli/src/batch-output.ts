@@ -1,5 +1,5 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
-import type { BatchResult } from '@bridle/batch';
+import { closeSync, createReadStream, existsSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { type BatchResult, readLines } from '@bridle/batch';
 
 /** One line of the results file. */
 export interface ResultLine {
@@ -15,14 +15,21 @@ export interface ResultLine {
   durationMs: number;
 }
 
+/** Longest results line read back, in bytes; a longer one is not recognised (its item runs again). */
+export const MAX_RESULT_LINE_BYTES = 64 * 1024 * 1024;
+
 /**
  * The ids already recorded in a results file (every status but `aborted`, which is run again). A last
- * line cut by a crash is ignored, so that item runs again.
+ * line cut by a crash is ignored, so that item runs again. Read line by line with bounded memory.
  */
-export function readDoneIds(path: string): Set<string> {
+export async function readDoneIds(path: string): Promise<Set<string>> {
   const done = new Set<string>();
   if (!existsSync(path)) return done;
-  for (const text of readFileSync(path, 'utf8').split('\n')) {
+  for await (const entry of readLines(createReadStream(path, { highWaterMark: 1024 * 1024 }), {
+    maxLineBytes: MAX_RESULT_LINE_BYTES,
+  })) {
+    if (!('text' in entry)) continue;
+    const text = entry.text;
     if (text.trim() === '') continue;
     try {
       const record = JSON.parse(text) as Partial<ResultLine>;

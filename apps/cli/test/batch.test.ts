@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type FakeProviderRequest,
@@ -185,9 +185,30 @@ describe('bridle batch', () => {
     writeInput(dir, items(['a']));
     const same = await runCli(['batch', 'in.jsonl', '-o', 'in.jsonl'], { env: env(server), cwd: dir });
     expect(same.code).toBe(2);
-    expect(same.stderr).toContain('--out must be a different file from the input');
+    expect(same.stderr).toContain('bridle: --out in.jsonl is the input file in.jsonl');
     const noOut = await runCli(['batch', 'in.jsonl'], { env: env(server), cwd: dir });
     expect(noOut.code).toBe(2);
     expect(noOut.stderr).toContain("required option '-o, --out <file>' not specified");
+  });
+
+  it('refuses an --out that is the input under another name: symlink, hard link, /proc/self/cwd, ./x/../', async () => {
+    server = await fakeOpenAIServer([]);
+    const dir = tempDir();
+    writeInput(dir, items(['a']));
+    const before = readFileSync(join(dir, 'in.jsonl'), 'utf8');
+    symlinkSync(join(dir, 'in.jsonl'), join(dir, 'link.jsonl'));
+    linkSync(join(dir, 'in.jsonl'), join(dir, 'hard.jsonl'));
+    for (const out of ['link.jsonl', 'hard.jsonl', '/proc/self/cwd/in.jsonl', join(dir, '.', 'in.jsonl')]) {
+      const result = await runCli(['batch', 'in.jsonl', '-o', out], { env: env(server), cwd: dir });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `bridle: --out ${out} is the input file in.jsonl (the same file under another name)`,
+      );
+    }
+    // The other way round too: the input named through the link, --out the real file.
+    const reverse = await runCli(['batch', 'link.jsonl', '-o', 'in.jsonl'], { env: env(server), cwd: dir });
+    expect(reverse.code).toBe(2);
+    expect(readFileSync(join(dir, 'in.jsonl'), 'utf8')).toBe(before);
+    expect(server.requests).toHaveLength(0);
   });
 });

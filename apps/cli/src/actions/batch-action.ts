@@ -7,6 +7,7 @@ import { openResultAppender, type ResultAppender, readDoneIds, toResultLine } fr
 import { createBatchProgressView } from '../batch-progress';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
+import { isSameFile } from '../same-file';
 import { abortOnStopSignals } from '../stop-signals';
 
 /** Flags of `bridle batch`. */
@@ -21,8 +22,10 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
   const { io, errorStyle: style } = context;
   const inputPath = resolve(io.cwd, inputFile);
   const outPath = resolve(io.cwd, flags.out);
-  if (inputPath === outPath)
-    throw new ConfigError('--out must be a different file from the input: results are appended to it.');
+  if (inputPath === outPath || isSameFile(inputPath, outPath))
+    throw new ConfigError(
+      `--out ${flags.out} is the input file ${inputFile} (the same file under another name): results are appended to --out, so give a different file.`,
+    );
   const setup = await buildAgentSetup(flags, io);
   const { items, bad } = await readBatchInput(inputPath).catch((error: NodeJS.ErrnoException) => {
     throw new ConfigError(
@@ -36,7 +39,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
   let done: Set<string>;
   let appender: ResultAppender;
   try {
-    done = readDoneIds(outPath);
+    done = await readDoneIds(outPath);
     appender = openResultAppender(outPath);
   } catch (error) {
     throw new ConfigError(
