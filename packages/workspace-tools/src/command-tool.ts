@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { ConfigError, type Tool, type ToolContext } from '@bridle/protocol';
 import { type CommandPreset, type ResolvedPreset, resolvePreset } from './command-preset';
+import { GIT_SAFETY_ARGUMENTS, GIT_SAFETY_ENVIRONMENT, isGit } from './git-safety';
 import { type CommandResult, runProcess } from './run-process';
 import { expectArguments, invalidArguments, stringArgument } from './tool-arguments';
 import { WorkspaceError } from './workspace-error';
@@ -101,9 +102,13 @@ export function commandTool(
           return settleLater(
             runProcess({
               executable: preset.executable,
-              args: [...preset.args, ...values],
+              args: isGit(preset.executable)
+                ? [...GIT_SAFETY_ARGUMENTS, ...preset.args, ...values]
+                : [...preset.args, ...values],
               cwd,
-              env: environment(preset.env),
+              env: isGit(preset.executable)
+                ? { ...environment(preset.env), ...GIT_SAFETY_ENVIRONMENT }
+                : environment(preset.env),
               timeoutMs: preset.timeoutMs,
               maxOutputBytes: preset.maxOutputBytes,
               killGraceMs,

@@ -8,6 +8,7 @@ import { parsePath } from './path-rules';
 import { type CheckedPath, changed, checkPath, errorCode, fsFailure, type Jail, openDirectoryChain } from './path-walk';
 import { DEFAULT_PROTECTED, protectedPathMatcher } from './protected-paths';
 import { readEntry } from './read-entry';
+import { refuseRepositoryLayout } from './repository-layout';
 import { walkDirectory } from './walk-directory';
 import { WorkspaceError } from './workspace-error';
 import type {
@@ -47,6 +48,7 @@ export class Workspace implements WorkspaceOperations {
   readonly maxWriteBytes: number;
   private readonly jail: Jail;
   private readonly protectedTest: (segments: readonly string[]) => boolean;
+  private writing: Promise<void> = Promise.resolve();
 
   private constructor(jail: Jail, options: Required<WorkspaceOptions>) {
     this.jail = jail;
@@ -115,13 +117,26 @@ export class Workspace implements WorkspaceOperations {
   /**
    * Writes a file strictly inside the root atomically: a temp file in the same directory (O_EXCL,
    * O_NOFOLLOW), then rename. Creates missing parent directories one at a time inside the root.
-   * Refuses hard-linked targets and content over `maxWriteBytes` before touching anything. With
+   * Refuses hard-linked targets, content over `maxWriteBytes`, and a write that would plant or enter a
+   * git repository layout (see {@link refuseRepositoryLayout}) before touching anything. Writes are
+   * serialized. With
    * `expectedContent`, the file must still hold exactly those bytes (checked through the verified
    * directory just before the rename), so an edit never overwrites a change made since its read.
    */
   async writeFile(path: string, content: string | Uint8Array, options: WriteOptions = {}): Promise<WriteResult> {
+    // One write at a time: the repository layout check below must see what the previous write made.
+    const run = this.writing.then(() => this.writeNow(path, content, options));
+    this.writing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private async writeNow(path: string, content: string | Uint8Array, options: WriteOptions): Promise<WriteResult> {
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
     const { checked, name, relative } = await this.checkTarget(path);
+    await refuseRepositoryLayout(this.root, checked.segments);
     if (data.length > this.maxWriteBytes) {
       throw new WorkspaceError(
         'too_large',

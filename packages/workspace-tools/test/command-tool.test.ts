@@ -198,7 +198,7 @@ describe('commandTool', () => {
     [{ x: { executable: 'true', params: { n: { type: 'number' } } } }, /only \{ type: 'string' \} schemas/],
     [
       { x: { executable: 'true', params: { n: { type: 'string', format: 'uri' } } } },
-      /"format" "uri" is not supported; the only format is "workspace-path"/
+      /"format" "uri" is not supported; the only format is "workspace-path"/,
     ],
     [{ x: { executable: 'true', cwd: '../elsewhere' } }, /contains "\.\."/],
     [{ x: { executable: 'true', env: ['BAD NAME'] } }, /not a valid environment variable name/],

@@ -1,12 +1,14 @@
 // Red-team suite: the model is prompt-injected and every argument is hostile (issue 4, SPEC "Tools").
 // Each case names the attack; a refusal must be a WorkspaceError that touches nothing on disk.
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { link, mkdir, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   commandTool,
+  GIT_SAFETY_ARGUMENTS,
   WORKSPACE_PATH_FORMAT,
   Workspace,
   WorkspaceError,
@@ -234,6 +236,120 @@ describe('special files and type confusion', () => {
     );
     expect(await snapshot(base)).toEqual(before);
   });
+});
+
+describe('planted git repositories (issue 18 item 2)', () => {
+  const pieces = ['evil/HEAD', 'evil/objects/pack.txt', 'evil/refs/heads/main'];
+
+  it.each(pieces)(
+    'refuses the write that would complete a repository layout (%s last), creating nothing',
+    async (last) => {
+      const { root, base } = await tempTree();
+      const { tools } = await toolsFor(root);
+      for (const path of pieces.filter((piece) => piece !== last)) {
+        await tools.write_file!.execute({ path, content: 'ref: refs/heads/main\n' }, context());
+      }
+      const before = await snapshot(base);
+      const error = await refused(tools.write_file!.execute({ path: last, content: 'x' }, context()));
+      expect(error.code).toBe('protected_path');
+      expect(error.message).toMatch(
+        /would give "evil" HEAD, objects\/ and refs\/ together, which git treats as a repository/,
+      );
+      expect(await snapshot(base)).toEqual(before);
+    },
+  );
+
+  it('refuses the layout at the root, in any case spelling, and writes racing to complete it', async () => {
+    const { root } = await tempTree({ HEAD: 'ref: refs/heads/main\n', 'objects/x': '' });
+    const { tools } = await toolsFor(root);
+    const error = await refused(tools.write_file!.execute({ path: 'REFS/x', content: '' }, context()));
+    expect(error.message).toMatch(/would give the workspace root HEAD, objects\/ and refs\/ together/);
+    const racing = await tempTree();
+    const { tools: raced } = await toolsFor(racing.root);
+    const results = await Promise.allSettled(
+      pieces.map((path) => raced.write_file!.execute({ path, content: 'ref: refs/heads/main\n' }, context())),
+    );
+    expect(results.filter((result) => result.status === 'rejected')).toHaveLength(1);
+  });
+
+  it('refuses writing into a repository layout that is already there (config, hooks)', async () => {
+    const { root, base } = await tempTree({
+      'fixtures/bare/HEAD': 'ref: refs/heads/main\n',
+      'fixtures/bare/objects/x': '',
+      'fixtures/bare/refs/x': '',
+    });
+    const { tools } = await toolsFor(root);
+    const before = await snapshot(base);
+    for (const path of ['fixtures/bare/config', 'fixtures/bare/hooks/post-checkout', 'fixtures/bare/HEAD']) {
+      const error = await refused(
+        tools.write_file!.execute({ path, content: '[core]\n\tfsmonitor = touch pwned\n' }, context()),
+      );
+      expect(error.message).toMatch(
+        /"fixtures\/bare" is a git repository directory \(it holds HEAD, objects\/ and refs\/\)/,
+      );
+    }
+    expect(await snapshot(base)).toEqual(before);
+    // Other files beside it stay writable.
+    await tools.write_file!.execute({ path: 'fixtures/notes.md', content: 'ok' }, context());
+  });
+
+  it('a git preset runs with safety options and environment before the preset arguments', async () => {
+    const { root, outside } = await tempTree();
+    // A stand-in named git that prints what it was given (one argument per line, then its environment).
+    const fakeGit = join(outside, 'git');
+    await writeFile(fakeGit, '#!/bin/sh\nfor a in "$@"; do echo "arg $a"; done\nenv | sort\n', { mode: 0o755 });
+    const workspace = await Workspace.open(root);
+    const tool = commandTool(workspace, { status: { executable: fakeGit, args: ['status', '--short'] } });
+    const lines = (await tool.execute({ command: 'status' }, context())).stdout.trim().split('\n');
+    expect(lines.filter((line) => line.startsWith('arg '))).toEqual(
+      [...GIT_SAFETY_ARGUMENTS, 'status', '--short'].map((arg) => `arg ${arg}`),
+    );
+    expect(lines).toContain('GIT_CONFIG_NOSYSTEM=1');
+    expect(lines).toContain('GIT_TERMINAL_PROMPT=0');
+    expect(tool.description).toContain(`(runs ${fakeGit} status --short)`);
+  });
+
+  const git = ['/usr/bin/git', '/usr/local/bin/git', '/bin/git'].find((path) => existsSync(path));
+  if (git === undefined) console.warn('SKIPPED: the real-git planted repository tests need git installed');
+  it.skipIf(git === undefined && process.env.CI !== 'true')(
+    "with real git: a planted bare repository's fsmonitor never runs from a git status preset",
+    async () => {
+      const { root, base } = await tempTree({
+        'evil/HEAD': 'ref: refs/heads/main\n',
+        'evil/objects/info/.keep': '',
+        'evil/refs/heads/.keep': '',
+      });
+      const marker = join(base, 'PWNED');
+      await writeFile(
+        join(root, 'evil/config'),
+        `[core]\n\tbare = false\n\tworktree = .\n\tfsmonitor = touch ${marker}; false\n`,
+      );
+      const workspace = await Workspace.open(root);
+      const tool = commandTool(workspace, { status: { executable: 'git', args: ['status', '--short'], cwd: 'evil' } });
+      const result = await tool.execute({ command: 'status' }, context());
+      expect(result.exitCode).toBe(128);
+      expect(result.stderr).toMatch(/cannot use bare repository .* \(safe.bareRepository is 'explicit'\)/);
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
+
+  it.skipIf(git === undefined && process.env.CI !== 'true')(
+    "with real git: a repository's fsmonitor and hooks never run from a git status preset",
+    async () => {
+      const { root, base } = await tempTree({ 'a.txt': 'a' });
+      execFileSync('git', ['init', '-q', root], { env: { PATH: process.env.PATH ?? '' } });
+      const marker = join(base, 'PWNED');
+      const hook = join(root, '.git/hooks/post-index-change');
+      await writeFile(hook, `#!/bin/sh\ntouch ${marker}.hook\n`, { mode: 0o755 });
+      execFileSync('git', ['-C', root, 'config', 'core.fsmonitor', `touch ${marker}; false`]);
+      const workspace = await Workspace.open(root);
+      const tool = commandTool(workspace, { status: { executable: 'git', args: ['status', '--short'] } });
+      const result = await tool.execute({ command: 'status' }, context());
+      expect(result).toMatchObject({ exitCode: 0, stdout: '?? a.txt\n' });
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(`${marker}.hook`)).toBe(false);
+    },
+  );
 });
 
 describe('hard links (issue 18 item 11)', () => {
