@@ -99,7 +99,12 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     config,
     limiter: new RunLimiter(config.maxConcurrentRuns),
     sessions:
-      options.sessionStore ?? new MemorySessionStore({ maxSessions: config.maxSessions, idleMs: config.sessionIdleMs }),
+      options.sessionStore ??
+      new MemorySessionStore({
+        maxSessions: config.maxSessions,
+        idleMs: config.sessionIdleMs,
+        maxChars: config.maxMemorySessionChars,
+      }),
     busySessions: new Set(),
     jobs: new BatchJobs({ maxJobs: config.maxBatchJobs, ttlMs: config.batchJobTtlMs }),
     profiles: buildRunProfiles({
@@ -110,7 +115,11 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     modelSource: modelSource(options, (error, modelId) =>
       app.log.error({ err: error, modelId }, 'the model failed with an unexpected error'),
     ),
-    agent: options.agent ?? {},
+    // Every run gets a context budget, so a long session never sends an unbounded request.
+    agent: {
+      ...options.agent,
+      context: { maxContextChars: config.maxContextChars, ...options.agent?.context },
+    },
     state: { shuttingDown: false },
   };
   const schemas = requestSchemas(config);

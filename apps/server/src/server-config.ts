@@ -18,6 +18,10 @@ export interface ServerConfig {
   maxStepsLimit: number;
   maxSessions: number;
   sessionIdleMs: number;
+  maxPromptChars: number;
+  maxSessionChars: number;
+  maxMemorySessionChars: number;
+  maxContextChars: number;
   maxBatchJobs: number;
   maxBatchItems: number;
   batchConcurrency: number;
@@ -38,8 +42,12 @@ const NUMBERS: Record<NumberSetting, { env?: string; fallback: number; least: nu
   requestTimeoutMs: { env: 'BRIDLE_REQUEST_TIMEOUT_MS', fallback: 30_000, least: 1 },
   keepAliveTimeoutMs: { fallback: 5_000, least: 1 },
   maxStepsLimit: { fallback: 50, least: 1 },
-  maxSessions: { fallback: 1000, least: 1 },
+  maxSessions: { env: 'BRIDLE_MAX_MEMORY_SESSIONS', fallback: 1000, least: 1 },
   sessionIdleMs: { fallback: 30 * 60_000, least: 1 },
+  maxPromptChars: { env: 'BRIDLE_MAX_PROMPT_CHARS', fallback: 200_000, least: 1 },
+  maxSessionChars: { env: 'BRIDLE_MAX_SESSION_CHARS', fallback: 2_000_000, least: 1 },
+  maxMemorySessionChars: { env: 'BRIDLE_MAX_MEMORY_SESSION_CHARS', fallback: 100_000_000, least: 1 },
+  maxContextChars: { env: 'BRIDLE_MAX_CONTEXT_CHARS', fallback: 400_000, least: 1 },
   maxBatchJobs: { fallback: 32, least: 1 },
   maxBatchItems: { fallback: 1000, least: 1 },
   batchConcurrency: { fallback: 4, least: 1 },
@@ -72,6 +80,11 @@ export function resolveServerConfig(options: ServerOptions = {}): ServerConfig {
   const numbers = Object.fromEntries(
     (Object.keys(NUMBERS) as NumberSetting[]).map((name) => [name, readNumber(name, options, env)]),
   ) as Record<NumberSetting, number>;
+  if (numbers.maxMemorySessionChars < numbers.maxSessionChars) {
+    throw new ConfigError(
+      `BRIDLE_MAX_MEMORY_SESSION_CHARS (${numbers.maxMemorySessionChars}) must be at least BRIDLE_MAX_SESSION_CHARS (${numbers.maxSessionChars}): one full session must fit in memory.`,
+    );
+  }
   const host = (options.host ?? env.HOST?.trim()) || '127.0.0.1';
   const token = options.apiToken ?? env.BRIDLE_API_TOKEN;
   if (token !== undefined && token !== '' && (token.trim() !== token || token.length < 16 || /\s/.test(token))) {

@@ -50,8 +50,22 @@ export interface ServerOptions {
   keepAliveTimeoutMs?: number;
   /** Largest `maxSteps` a request may ask for; default 50. */
   maxStepsLimit?: number;
-  /** Sessions kept in the default in-memory store; default 1000 (least recently used evicted beyond). */
+  /** `BRIDLE_MAX_MEMORY_SESSIONS`, default 1000: sessions kept in the default in-memory store (least recently used evicted beyond). */
   maxSessions?: number;
+  /** `BRIDLE_MAX_PROMPT_CHARS`, default 200000: longest prompt (chat, batch item, `/v1` message); 413 beyond. */
+  maxPromptChars?: number;
+  /** `BRIDLE_MAX_SESSION_CHARS`, default 2000000: a turn that would take a session's transcript (as JSON) past it is a 413. */
+  maxSessionChars?: number;
+  /**
+   * `BRIDLE_MAX_MEMORY_SESSION_CHARS`, default 100000000: characters held by all sessions of the default
+   * in-memory store together (least recently used evicted beyond); at least `maxSessionChars`.
+   */
+  maxMemorySessionChars?: number;
+  /**
+   * `BRIDLE_MAX_CONTEXT_CHARS`, default 400000: the context budget of every run (`context.maxContextChars`:
+   * the first user message and the newest messages that fit are sent). `agent.context` wins when it sets one.
+   */
+  maxContextChars?: number;
   /** A session unused for this long is forgotten; default 30 minutes. */
   sessionIdleMs?: number;
   /** Where conversations live; default an in-memory store bounded by `maxSessions` / `sessionIdleMs`. */

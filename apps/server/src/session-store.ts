@@ -30,26 +30,45 @@ export interface MemorySessionStoreOptions {
   maxSessions: number;
   /** A session not used for this long is gone. */
   idleMs: number;
+  /** Characters (JSON of the transcripts) held by all sessions together; least recently used evicted beyond. Default unbounded. */
+  maxChars?: number;
   /** Clock in ms; default `Date.now`. */
   now?: () => number;
 }
 
+/** The size of a transcript: the length of its messages' JSON (what the context budget counts too). */
+export function transcriptChars(messages: readonly Message[]): number {
+  let chars = 0;
+  for (const message of messages) chars += JSON.stringify(message).length;
+  return chars;
+}
+
 /**
  * Sessions in a `Map` kept in least-recently-used order: a read or a write touches a session and moves it
- * to the end,
- * so expired sessions are found from the front (amortised O(1) per call) and the eviction victim is
- * always the first entry. Nothing is kept after `idleMs` without use; never more than `maxSessions`.
+ * to the end, so expired sessions are found from the front (amortised O(1) per call) and the eviction
+ * victim is always the first entry. Nothing is kept after `idleMs` without use; never more than
+ * `maxSessions`, nor more than `maxChars` characters of transcripts together.
  */
 export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, Session>();
+  readonly #chars = new Map<string, number>();
   readonly #max: number;
+  readonly #maxChars: number;
   readonly #idleMs: number;
   readonly #now: () => number;
+  #total = 0;
 
   constructor(options: MemorySessionStoreOptions) {
     this.#max = options.maxSessions;
+    this.#maxChars = options.maxChars ?? Number.POSITIVE_INFINITY;
     this.#idleMs = options.idleMs;
     this.#now = options.now ?? Date.now;
+  }
+
+  /** Characters held by all sessions now (JSON of their transcripts). */
+  get chars(): number {
+    this.#sweep();
+    return this.#total;
   }
 
   /** Sessions held now (after dropping the expired ones). */
@@ -70,23 +89,33 @@ export class MemorySessionStore implements SessionStore {
 
   set(session: Session): void {
     this.#sweep();
-    this.#sessions.delete(session.id);
+    this.#remove(session.id);
+    const chars = transcriptChars(session.messages);
     this.#sessions.set(session.id, { ...session, updatedAt: this.#now() });
-    while (this.#sessions.size > this.#max) {
-      const oldest = this.#sessions.keys().next().value as string;
-      this.#sessions.delete(oldest);
+    this.#chars.set(session.id, chars);
+    this.#total += chars;
+    // The session just stored is the newest, so it is the last to go.
+    while (this.#sessions.size > this.#max || (this.#total > this.#maxChars && this.#sessions.size > 1)) {
+      this.#remove(this.#sessions.keys().next().value as string);
     }
   }
 
   delete(id: string): boolean {
-    return this.#sessions.delete(id);
+    return this.#remove(id);
+  }
+
+  #remove(id: string): boolean {
+    if (!this.#sessions.delete(id)) return false;
+    this.#total -= this.#chars.get(id) ?? 0;
+    this.#chars.delete(id);
+    return true;
   }
 
   #sweep(): void {
     const cutoff = this.#now() - this.#idleMs;
     for (const [id, session] of this.#sessions) {
       if (session.updatedAt > cutoff) break;
-      this.#sessions.delete(id);
+      this.#remove(id);
     }
   }
 }

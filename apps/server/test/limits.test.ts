@@ -68,7 +68,12 @@ describe('request validation', () => {
   });
 
   it('answers 413 for a body over 1 MiB, without reading all of it', async () => {
-    const server = await startTestServer({ model: echoModel() });
+    const server = await startTestServer({
+      model: echoModel(),
+      // The body limit alone is under test: the prompt and context bounds are set above it.
+      maxPromptChars: 2_000_000,
+      maxContextChars: 4_000_000,
+    });
     const response = await postJson(`${server.url}/api/chat`, { prompt: 'x'.repeat(1024 * 1024) });
     expect(response.status).toBe(413);
     expect(response.body.error.code).toBe('payload_too_large');

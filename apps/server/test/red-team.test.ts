@@ -146,7 +146,12 @@ describe('red team: request bodies', () => {
   });
 
   it('takes a prompt just under the 1 MiB body limit and refuses one byte more with 413', async () => {
-    const server = await startTestServer({ model: echoModel() });
+    const server = await startTestServer({
+      model: echoModel(),
+      // The body limit alone is under test: the prompt and context bounds are set above it.
+      maxPromptChars: 2_000_000,
+      maxContextChars: 4_000_000,
+    });
     const envelope = JSON.stringify({ prompt: '' }).length;
     const fits = 'p'.repeat(1024 * 1024 - envelope);
     const accepted = await postJson(`${server.url}/api/chat`, { prompt: fits });

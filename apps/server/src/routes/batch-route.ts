@@ -2,6 +2,7 @@ import { type BatchRunContext, type BatchRunOutcome, runBatch } from '@bridle/ba
 import { runAgent } from '@bridle/core';
 import type { FastifyInstance } from 'fastify';
 import { viewJob } from '../batch-jobs';
+import { checkPromptLength } from '../input-bounds';
 import type { BatchBody, BatchItemBody } from '../schemas';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
@@ -25,6 +26,9 @@ export function registerBatchRoutes(
 ): void {
   app.post<{ Body: BatchBody }>('/batch', { schema: { body: schemas.body } }, async (request, reply) => {
     const body = request.body;
+    for (const [index, item] of body.items.entries()) {
+      checkPromptLength(context.config, item.prompt, `items[${index}].prompt`);
+    }
     const model = requireModel(context);
     const profile = context.profiles.get(body.skill);
     const job = context.jobs.create(body.items.length);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { runAgent } from '@bridle/core';
 import type { RunEvent } from '@bridle/events';
 import type { FastifyInstance } from 'fastify';
+import { checkPromptLength, checkSessionRoom } from '../input-bounds';
 import type { ChatBody } from '../schemas';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
@@ -56,9 +57,11 @@ async function loadSession(context: ServerContext, sessionId: string | undefined
 export function registerChatRoute(app: FastifyInstance, context: ServerContext, schema: object): void {
   app.post<{ Body: ChatBody }>('/chat', { schema: { body: schema } }, async (request, reply) => {
     const body = request.body;
+    checkPromptLength(context.config, body.prompt);
     const model = requireModel(context);
     const profile = context.profiles.get(body.skill);
     const session = await loadSession(context, body.sessionId);
+    checkSessionRoom(context.config, session, body.prompt);
     if (context.busySessions.has(session.id)) {
       throw new ServerError('session_busy', `Session ${session.id} is already running a prompt: wait for its answer.`);
     }
