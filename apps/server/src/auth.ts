@@ -5,6 +5,21 @@ import { ServerError } from './server-error';
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 /**
+ * True when `request` carries `Authorization: Bearer <token>` (compared as {@link bearerCheck} does).
+ */
+export function bearerMatches(token: string): (request: FastifyRequest) => boolean {
+  const check = bearerCheck(token);
+  return (request) => {
+    try {
+      check(request);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
+/**
  * Builds a check of `Authorization: Bearer <token>`. Both sides are hashed first so the comparison
  * takes the same time whatever the length or content of the presented token (`timingSafeEqual` needs
  * equal lengths, and comparing digests also hides the token's length). Throws `ServerError('unauthorized')`.

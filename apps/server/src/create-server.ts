@@ -3,12 +3,13 @@ import { resolveModel } from '@bridle/models';
 import { ConfigError } from '@bridle/protocol';
 import { analystSkill, assistantSkill } from '@bridle/skills';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { bearerCheck } from './auth';
+import { bearerCheck, bearerMatches } from './auth';
 import { BatchJobs } from './batch-jobs';
 import { installErrorHandling, sendNotFound } from './error-handler';
 import { guardModel, type ModelErrorLogger } from './guard-model';
 import { hostOriginGuard } from './host-origin-guard';
 import { isLoopbackHost } from './loopback';
+import { redactCredentials } from './redact-credentials';
 import { registerBatchRoutes } from './routes/batch-route';
 import { registerChatRoute } from './routes/chat-route';
 import { registerHealthRoutes } from './routes/health-routes';
@@ -42,7 +43,7 @@ function modelSource(options: ServerOptions, log: ModelErrorLogger): ModelSource
   try {
     return { model: guardModel(resolveModel(options.modelId, { env: options.env ?? process.env }), log) };
   } catch (error) {
-    if (ConfigError.isInstance(error)) return { error: error.message };
+    if (ConfigError.isInstance(error)) return { error: redactCredentials(error.message) };
     throw error;
   }
 }
@@ -113,7 +114,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
       skills: options.skills ?? [assistantSkill(), analystSkill()],
     }),
     modelSource: modelSource(options, (error, modelId) =>
-      app.log.error({ err: error, modelId }, 'the model failed with an unexpected error'),
+      app.log.error({ err: error, modelId: redactCredentials(modelId) }, 'the model failed with an unexpected error'),
     ),
     // Every run gets a context budget, so a long session never sends an unbounded request.
     agent: {
@@ -121,6 +122,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
       context: { maxContextChars: config.maxContextChars, ...options.agent?.context },
     },
     state: { shuttingDown: false },
+    isAuthorized: config.apiToken ? bearerMatches(config.apiToken) : () => true,
   };
   const schemas = requestSchemas(config);
 

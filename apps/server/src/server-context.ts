@@ -1,4 +1,5 @@
 import type { Model } from '@bridle/protocol';
+import type { FastifyRequest } from 'fastify';
 import type { BatchJobs } from './batch-jobs';
 import type { RunLimiter } from './run-limiter';
 import type { RunProfiles } from './run-profiles';
@@ -7,7 +8,7 @@ import { ServerError } from './server-error';
 import type { ServerAgentOptions } from './server-options';
 import type { SessionStore } from './session-store';
 
-/** The model, or why there is none (a missing key: the server runs but is not ready). */
+/** The model, or why there is none (a missing key: the server runs but is not ready); `error` never holds credentials. */
 export type ModelSource = { model: Model } | { error: string };
 
 /** Everything the routes share. */
@@ -22,6 +23,8 @@ export interface ServerContext {
   readonly modelSource: ModelSource;
   readonly agent: ServerAgentOptions;
   readonly state: { shuttingDown: boolean };
+  /** True when the request may see details: it carries the API token, or the server has none. */
+  readonly isAuthorized: (request: FastifyRequest) => boolean;
 }
 
 /** The configured model; throws `ServerError('not_ready')` saying what to configure when there is none. */

@@ -1,16 +1,25 @@
 import type { FastifyInstance } from 'fastify';
+import { redactCredentials } from '../redact-credentials';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
 
 /**
  * `GET /health`: the process answers (liveness). `GET /ready`: it should get traffic: a model is
  * configured (its keys are present; no request is made to the provider) and it is not shutting down.
+ * Both are open without the token (load balancers call them), so `/ready` shows only its status to a
+ * request without the token; with it (or when the server has none), also the model id and the runs in
+ * flight. The model id never shows credentials (user info and query strings of its URL are removed).
  */
 export function registerHealthRoutes(app: FastifyInstance, context: ServerContext): void {
   app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/ready', async () => {
+  app.get('/ready', async (request) => {
     if (context.state.shuttingDown) throw new ServerError('shutting_down', 'The server is shutting down.');
+    const authorized = context.isAuthorized(request);
+    if (!authorized && 'error' in context.modelSource) {
+      throw new ServerError('not_ready', 'The server is not ready: no model is available.', { retryAfterSeconds: 30 });
+    }
     const model = requireModel(context);
-    return { status: 'ready', model: model.id, activeRuns: context.limiter.active };
+    if (!authorized) return { status: 'ready' };
+    return { status: 'ready', model: redactCredentials(model.id), activeRuns: context.limiter.active };
   });
 }
