@@ -66,6 +66,7 @@ function execute(
     },
     callId: call.id,
     runId: context.runId,
+    idempotencyKey: `${context.runId}:${call.id}`,
   };
   let result: unknown;
   try {

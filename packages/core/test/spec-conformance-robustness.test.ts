@@ -189,7 +189,7 @@ describe('transcript integrity: a tool mutating its arguments', () => {
     expect(sent.toolCalls?.[0]?.arguments).toEqual({ list: [1] });
   });
 
-  it('the recorded copy keeps an own "__proto__" key as a key, and a cyclic argument still gets an isError result', async () => {
+  it('the recorded copy keeps an own "__proto__" key as a key, and a cyclic argument is an invalid model response (SPEC: arguments must be JSON)', async () => {
     const echo = probeTool('echo', () => 'ok');
     const parsed = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}');
     const cyclic: Record<string, unknown> = { a: 1 };
@@ -205,8 +205,9 @@ describe('transcript integrity: a tool mutating its arguments', () => {
       id: 'cyclic',
       generate: async (request) => (request.messages.length > 1 ? answer : ask(['c1', 'echo', cyclic])),
     };
-    const second = await runAgent({ model: cyclicModel, tools: [echo], prompt: 'hi' });
-    expect(second.status).toBe('completed');
-    expect(second.messages[2]).toMatchObject({ isError: true });
+    const second = await runAgent({ model: cyclicModel, tools: [echo], prompt: 'hi', retry: { maxRetries: 0 } });
+    expect(second.status).toBe('model_error');
+    expect(second.error).toMatch(/toolCalls\[0\]\.arguments must be JSON \(arguments\.self: a reference cycle/);
+    expect(second.messages).toHaveLength(1);
   });
 });

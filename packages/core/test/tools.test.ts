@@ -160,14 +160,14 @@ describe('tool dispatch', () => {
   });
 
   it('tools receive a signal, the call id and the run id', async () => {
-    const contexts: { signal: AbortSignal; callId: string; runId: string }[] = [];
+    const contexts: { signal: AbortSignal; callId: string; runId: string; idempotencyKey: string }[] = [];
     const spy = tool('spy', (_args, context) => {
       contexts.push(context);
       return 'ok';
     });
     const { result } = await oneBatch([spy], [call('c7', 'spy')]);
     expect(contexts).toHaveLength(1);
-    expect(contexts[0]).toMatchObject({ callId: 'c7', runId: result.runId });
+    expect(contexts[0]).toMatchObject({ callId: 'c7', runId: result.runId, idempotencyKey: `${result.runId}:c7` });
     expect(contexts[0]?.signal.aborted).toBe(false);
   });
 

@@ -10,10 +10,38 @@ export {
   type ProviderErrorOptions,
   TranscriptError,
 } from './errors';
+export { isJsonValue, jsonValueProblem } from './json-value';
 export { abortReason, isNetworkFailure, parseRetryAfter } from './provider-helpers';
 export type {
+  EventBase,
+  ModelEndBody,
+  ModelErrorBody,
+  ModelStartBody,
+  RunEndBody,
+  RunEvent,
+  RunEventBody,
+  RunEventOf,
+  RunEventType,
+  RunStartBody,
+  TextDeltaBody,
+  ToolEndBody,
+  ToolStartBody,
+} from './run-event';
+export type { RunState } from './run-state';
+export type {
+  ListRunsQuery,
+  ListSessionsQuery,
+  RunSummary,
+  SessionSummary,
+  Store,
+  StoredRun,
+  StoredSession,
+} from './store';
+export type {
   AssistantMessage,
+  FinishReason,
   JsonSchema,
+  JsonValue,
   Message,
   Model,
   ModelRequest,

@@ -79,3 +79,46 @@ describe('validateModelResponse', () => {
     expect(problem(undefined)).toContain('A model must resolve to { content: string');
   });
 });
+
+describe('validateModelResponse: second-release fields', () => {
+  const call = (args: unknown) => ({ content: '', toolCalls: [{ id: 'c1', name: 't', arguments: args }] });
+
+  it('rejects tool call arguments that are not JSON values', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => validateModelResponse(call(cyclic))).toThrow(
+      /toolCalls\[0\]\.arguments must be JSON \(arguments\.self: a reference cycle/,
+    );
+    expect(() => validateModelResponse(call({ n: 1n }))).toThrow(/arguments\.n: a bigint is not JSON/);
+    expect(() => validateModelResponse(call({ f: () => 1 }))).toThrow(/arguments\.f: a function is not JSON/);
+    expect(() => validateModelResponse(call([Number.NaN]))).toThrow(/arguments\[0\]: NaN is not a JSON number/);
+    expect(() => validateModelResponse(call(new Date(0)))).toThrow(/a Date instance is not JSON/);
+  });
+
+  it('accepts raw strings, deep JSON and optional usage fields', () => {
+    let deep: unknown = 'leaf';
+    for (let index = 0; index < 20_000; index++) deep = [deep];
+    expect(() => validateModelResponse(call('{not json'))).not.toThrow();
+    expect(() => validateModelResponse(call(deep))).not.toThrow();
+    expect(() =>
+      validateModelResponse({
+        content: 'x',
+        finishReason: 'length',
+        providerData: { blocks: [{ type: 'thinking', signature: 'abc' }] },
+        usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 8, reasoningTokens: 1, costUsd: 0.0001 },
+      }),
+    ).not.toThrow();
+  });
+
+  it('rejects an unknown finishReason, non-JSON providerData and a negative optional usage count', () => {
+    expect(() => validateModelResponse({ content: '', finishReason: 'max_tokens' })).toThrow(
+      /finishReason must be one of stop, length, tool_calls, content_filter, error, other, got "max_tokens"/,
+    );
+    expect(() => validateModelResponse({ content: '', providerData: { x: undefined } })).toThrow(
+      /providerData must be JSON \(providerData\.x: undefined is not JSON\)/,
+    );
+    expect(() =>
+      validateModelResponse({ content: '', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: -1 } }),
+    ).toThrow(/usage\.cacheReadTokens must be a finite number >= 0/);
+  });
+});

@@ -3,7 +3,12 @@ import { describe, expect, expectTypeOf, test } from 'vitest';
 import { z } from 'zod';
 import { defineTool, STANDARD_PARAMETERS, ToolRegistry } from './index';
 
-const context: ToolContext = { signal: new AbortController().signal, callId: 'c1', runId: 'r1' };
+const context: ToolContext = {
+  signal: new AbortController().signal,
+  callId: 'c1',
+  runId: 'r1',
+  idempotencyKey: 'r1:c1',
+};
 
 describe('defineTool', () => {
   test('zod parameters: execute is typed by the schema output, the model sees JSON Schema', async () => {

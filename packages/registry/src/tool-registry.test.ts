@@ -3,7 +3,12 @@ import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { defineTool, ToolRegistry } from './index';
 
-const context: ToolContext = { signal: new AbortController().signal, callId: 'c1', runId: 'r1' };
+const context: ToolContext = {
+  signal: new AbortController().signal,
+  callId: 'c1',
+  runId: 'r1',
+  idempotencyKey: 'r1:c1',
+};
 
 const addParameters = {
   type: 'object',

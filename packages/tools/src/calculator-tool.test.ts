@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { calculatorTool } from './calculator-tool';
 
-const context = { signal: new AbortController().signal, callId: 'call-1', runId: 'run-1' };
+const context = {
+  signal: new AbortController().signal,
+  callId: 'call-1',
+  runId: 'run-1',
+  idempotencyKey: 'run-1:call-1',
+};
 
 describe('calculatorTool', () => {
   it('evaluates the expression argument', async () => {

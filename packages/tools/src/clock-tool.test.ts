@@ -2,7 +2,12 @@ import { ConfigError } from '@bridle/protocol';
 import { describe, expect, it } from 'vitest';
 import { clockTool } from './clock-tool';
 
-const context = { signal: new AbortController().signal, callId: 'call-1', runId: 'run-1' };
+const context = {
+  signal: new AbortController().signal,
+  callId: 'call-1',
+  runId: 'run-1',
+  idempotencyKey: 'run-1:call-1',
+};
 const fixed = (iso: string) => () => new Date(iso);
 
 describe('clockTool', () => {

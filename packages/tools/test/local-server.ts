@@ -53,5 +53,5 @@ export function respond(status: number, headers: http.OutgoingHttpHeaders, body:
 
 /** A tool context with a fresh signal (or the given one). */
 export function toolContext(signal: AbortSignal = new AbortController().signal) {
-  return { signal, callId: 'call-1', runId: 'run-1' };
+  return { signal, callId: 'call-1', runId: 'run-1', idempotencyKey: 'run-1:call-1' };
 }

@@ -49,7 +49,7 @@ export async function snapshot(dir: string): Promise<Record<string, string>> {
 
 /** A tool context with a fresh (or given) signal. */
 export function context(signal: AbortSignal = new AbortController().signal): ToolContext {
-  return { signal, callId: 'call-1', runId: 'run-1' };
+  return { signal, callId: 'call-1', runId: 'run-1', idempotencyKey: 'run-1:call-1' };
 }
 
 /** Tools by name. */
