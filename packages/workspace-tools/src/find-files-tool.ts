@@ -1,8 +1,9 @@
-import type { Tool } from '@bridle/protocol';
-import { compileGlob } from './glob-pattern';
+import type { Tool, ToolContext } from '@bridle/protocol';
+import { describeWalkStop } from './describe-walk-stop';
+import { compileGlob, globCostRefusal } from './glob-pattern';
 import { expectArguments, stringArgument } from './tool-arguments';
 import { WorkspaceError } from './workspace-error';
-import type { WorkspaceOperations } from './workspace-operations';
+import type { WalkSummary, WorkspaceOperations } from './workspace-operations';
 
 /** Arguments of `find_files`. */
 export interface FindFilesArguments {
@@ -17,6 +18,8 @@ export interface FindFilesLimits {
   maxEntries?: number;
   /** Deepest directory level walked below the glob's base. Default 64. */
   maxDepth?: number;
+  /** Wall time the walk may take, in milliseconds; then it stops and says where. Default 10,000. */
+  walkTimeBudgetMs?: number;
 }
 
 const NAME = 'find_files';
@@ -24,7 +27,8 @@ const NAME = 'find_files';
 /**
  * `find_files {pattern}`: paths of files matching a glob (see `compileGlobMatcher`: picomatch syntax without extglobs, relative to the root,
  * dotfiles included, `**` for any depth), sorted. Walks without following symlinks, skips protected
- * paths, and stops at `maxResults` paths or `maxEntries` visited entries, saying so. Read-only.
+ * paths, and stops at `maxResults` paths, `maxEntries` visited entries or `walkTimeBudgetMs`, saying
+ * which and where. Checks the call's signal at every entry and yields to the event loop. Read-only.
  */
 export function findFilesTool(
   operations: WorkspaceOperations,
@@ -33,6 +37,7 @@ export function findFilesTool(
   const maxResults = limits.maxResults ?? 500;
   const maxEntries = limits.maxEntries ?? 20_000;
   const maxDepth = limits.maxDepth ?? 64;
+  const timeBudgetMs = limits.walkTimeBudgetMs ?? 10_000;
   return {
     name: NAME,
     description:
@@ -44,13 +49,13 @@ export function findFilesTool(
       additionalProperties: false,
     },
     readOnly: true,
-    async execute(input) {
+    async execute(input, context?: ToolContext) {
       const args = expectArguments(NAME, input, ['pattern']);
       const pattern = stringArgument(NAME, args, 'pattern', { required: true });
       const glob = compileGlob(NAME, 'pattern', pattern, { matchBase: false });
       const found: string[] = [];
       let full = false;
-      let summary: { truncated: boolean };
+      let summary: WalkSummary;
       try {
         summary = await operations.walk(
           glob.base,
@@ -63,21 +68,18 @@ export function findFilesTool(
             found.push(entry.path);
             return undefined;
           },
-          { maxEntries, maxDepth },
+          { maxEntries, maxDepth, timeBudgetMs, signal: context?.signal },
         );
       } catch (error) {
         // A glob whose literal base does not exist simply matches nothing.
         if (WorkspaceError.isInstance(error) && error.code === 'not_found')
           return `No files match ${JSON.stringify(pattern)}.`;
-        throw error;
+        throw globCostRefusal(NAME, 'pattern', error);
       }
-      if (found.length === 0 && !summary.truncated) return `No files match ${JSON.stringify(pattern)}.`;
-      const lines = found;
+      const lines = found.length === 0 ? [`No files match ${JSON.stringify(pattern)}.`] : found;
       if (full) lines.push(`[stopped after ${maxResults} results; use a narrower pattern]`);
-      else if (summary.truncated)
-        lines.push(
-          `[search stopped after visiting ${maxEntries} entries or at depth ${maxDepth}; use a narrower pattern]`,
-        );
+      else if (summary.stop !== undefined)
+        lines.push(describeWalkStop(summary.stop, { maxEntries, maxDepth, timeBudgetMs }));
       return lines.join('\n');
     },
   };

@@ -1,6 +1,12 @@
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
-import { compileGlobMatcher, MAX_BRACE_EXPANSIONS } from './glob-matcher';
+import {
+  compileGlobMatcher,
+  compilePrefixMatcher,
+  GlobTooCostlyError,
+  MAX_BRACE_EXPANSIONS,
+  MAX_GLOB_TOKENS,
+} from './glob-matcher';
 
 /** mulberry32: a tiny seeded generator, so every run checks the same cases. */
 function seeded(seed: number): () => number {
@@ -42,6 +48,29 @@ describe('compileGlobMatcher', () => {
   it(`refuses braces that expand to more than ${MAX_BRACE_EXPANSIONS} patterns`, () => {
     expect(() => compileGlobMatcher('{a,b}'.repeat(9), { basename: false })).toThrow(/more than 256/);
     expect(() => compileGlobMatcher('{1..100000}', { basename: false })).toThrow(/more than 256/);
+  });
+
+  it('bounds the work per path: a costly glob throws GlobTooCostlyError instead of blocking', () => {
+    const costly = compileGlobMatcher(`*${'a'.repeat(500)}b`, { basename: false });
+    expect(() => costly('a'.repeat(20_000))).toThrow(GlobTooCostlyError);
+    expect(() => costly('a'.repeat(20_000))).toThrow(/needs more than 200000 matching steps for "a{20000}"/);
+    expect(costly('a'.repeat(250))).toBe(false); // the same glob on a real-sized name is cheap
+  });
+
+  it(`refuses globs over ${MAX_GLOB_TOKENS} tokens in all expansions`, () => {
+    expect(() => compileGlobMatcher(`${'{a,b}'.repeat(8)}${'*x'.repeat(100)}`, { basename: false })).toThrow(
+      'expands to 53248 wildcards and characters across 256 patterns, above the limit of 2048',
+    );
+  });
+
+  it('matches protected prefixes in one pass, ignoring case when asked', () => {
+    const git = compilePrefixMatcher('**/.git/**', { nocase: true });
+    expect(git(['sub', '.GIT'])).toBe(true);
+    expect(git(['a', '.git', 'config'])).toBe(true);
+    expect(git(['a', '.gitignore'])).toBe(false);
+    expect(git(Array.from({ length: 2000 }, () => 'a'))).toBe(false);
+    expect(compilePrefixMatcher('secrets/**', { nocase: false })(['Secrets', 'x'])).toBe(false);
+    expect(compilePrefixMatcher('!keep', { nocase: false })(['other'])).toBe(true);
   });
 
   // picomatch reads `[!a]` as "! or a" (a quirk), so the random globs use `[^a]`; `[!a]` is checked above.

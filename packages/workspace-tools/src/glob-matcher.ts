@@ -1,5 +1,17 @@
 /** Most patterns a glob's braces may expand to (`{a,b}{c,d}` is 4). */
 export const MAX_BRACE_EXPANSIONS = 256;
+/** Most tokens (wildcards and characters) of all expanded patterns together: bounds the work per path. */
+export const MAX_GLOB_TOKENS = 2048;
+/** Most matching steps spent on one path (a few milliseconds); a glob that needs more is refused. */
+export const MAX_MATCH_STEPS = 200_000;
+
+/** Thrown by a matcher when one path needs more than {@link MAX_MATCH_STEPS} steps. */
+export class GlobTooCostlyError extends RangeError {
+  constructor(readonly path: string) {
+    super(`needs more than ${MAX_MATCH_STEPS} matching steps for "${path}"`);
+    this.name = 'GlobTooCostlyError';
+  }
+}
 
 type Token =
   | { kind: 'star' }
@@ -19,7 +31,9 @@ type Segment = 'globstar' | Token[];
  * whole segment (any number of segments), `?`, `[abc]`, `[a-z]`, `[!a]` / `[^a]`, braces `{a,b}` and
  * ranges `{1..3}` (expanded, at most {@link MAX_BRACE_EXPANSIONS} patterns), and a leading `!` that
  * negates. Other characters are literal; "." and empty segments are ignored. With `basename`, the
- * pattern is matched against the last segment only. Throws `RangeError` for too many expansions.
+ * pattern is matched against the last segment only. Throws `RangeError` for too many expansions or
+ * more than {@link MAX_GLOB_TOKENS} tokens in all; the matcher throws {@link GlobTooCostlyError} when
+ * one path needs more than {@link MAX_MATCH_STEPS} steps, so no path blocks the event loop for long.
  */
 export function compileGlobMatcher(glob: string, options: { basename: boolean }): (path: string) => boolean {
   const negated = glob.startsWith('!');
@@ -30,12 +44,72 @@ export function compileGlobMatcher(glob: string, options: { basename: boolean })
       .filter((segment) => segment !== '' && segment !== '.')
       .map((segment): Segment => (segment === '**' ? 'globstar' : tokenize(segment))),
   );
+  const tokens = compiled.reduce(
+    (sum, pattern) =>
+      sum + pattern.reduce((count, segment) => count + (segment === 'globstar' ? 1 : segment.length), 0),
+    0,
+  );
+  if (tokens > MAX_GLOB_TOKENS) {
+    throw new RangeError(
+      `expands to ${tokens} wildcards and characters across ${compiled.length} patterns, above the limit of ${MAX_GLOB_TOKENS}`,
+    );
+  }
   return (path) => {
     const segments = path.split('/');
-    const subject = options.basename ? segments.slice(-1) : segments;
-    const found = compiled.some((pattern) => matchSegments(pattern, subject));
+    const subject = (options.basename ? segments.slice(-1) : segments).map((segment) => Array.from(segment));
+    const budget = { steps: MAX_MATCH_STEPS, path };
+    const found = compiled.some((pattern) => matchSegments(pattern, subject, budget));
     return found !== negated;
   };
+}
+
+/**
+ * A matcher for the workspace's protected patterns (trusted configuration, same syntax): true when any
+ * leading run of `segments` (a prefix: `a`, `a/b`, ...) matches `glob`, decided in one pass over the path
+ * (a regex per prefix costs time quadratic in the path's length). With `nocase`, case is ignored.
+ * A negated pattern is checked prefix by prefix.
+ */
+export function compilePrefixMatcher(
+  glob: string,
+  options: { nocase: boolean },
+): (segments: readonly string[]) => boolean {
+  const fold = (text: string) => (options.nocase ? text.toLowerCase() : text);
+  if (glob.startsWith('!')) {
+    const whole = compileGlobMatcher(fold(glob), { basename: false });
+    return (segments) =>
+      segments.some((_, index) =>
+        whole(
+          segments
+            .slice(0, index + 1)
+            .map(fold)
+            .join('/'),
+        ),
+      );
+  }
+  const compiled = expandBraces(fold(glob)).map((pattern) =>
+    pattern
+      .split('/')
+      .filter((segment) => segment !== '' && segment !== '.')
+      .map((segment): Segment => (segment === '**' ? 'globstar' : tokenize(segment))),
+  );
+  return (segments) => {
+    const subject = segments.map((segment) => Array.from(fold(segment)));
+    const budget = { steps: Number.POSITIVE_INFINITY, path: '' };
+    return compiled.some((pattern) => {
+      const reachable = reachablePositions(pattern, subject, budget);
+      return reachable.some((reached, index) => reached && index > 0);
+    });
+  };
+}
+
+interface Budget {
+  steps: number;
+  path: string;
+}
+
+function spend(budget: Budget, steps: number): void {
+  budget.steps -= steps;
+  if (budget.steps < 0) throw new GlobTooCostlyError(budget.path);
 }
 
 /** Expands `{a,b}` and `{1..3}` (nested too); an unbalanced or comma-less brace is literal. */
@@ -138,31 +212,42 @@ function parseClass(characters: string[], start: number): { token: Token; end: n
 }
 
 /** Whether path segments match pattern segments; `**` takes zero or more whole segments. */
-function matchSegments(pattern: Segment[], segments: string[]): boolean {
+function matchSegments(pattern: Segment[], segments: string[][], budget: Budget): boolean {
+  return reachablePositions(pattern, segments, budget)[segments.length] === true;
+}
+
+/** For each j, whether the whole pattern can consume exactly the first j path segments. */
+function reachablePositions(pattern: Segment[], segments: string[][], budget: Budget): boolean[] {
   // reachable[j]: the pattern prefix seen so far can consume exactly the first j path segments.
   let reachable = segments.map((_, index) => index === 0).concat(segments.length === 0);
   for (const segment of pattern) {
     const next = new Array<boolean>(segments.length + 1).fill(false);
+    spend(budget, segments.length + 1);
     for (let index = 0; index <= segments.length; index++) {
       if (!reachable[index]) continue;
       if (segment === 'globstar') {
         for (let rest = index; rest <= segments.length; rest++) next[rest] = true;
         break; // every later position is reachable already
       }
-      if (index < segments.length && matchSegment(segment, Array.from(segments[index]!))) next[index + 1] = true;
+      if (index < segments.length && matchSegment(segment, segments[index]!, budget)) next[index + 1] = true;
     }
     reachable = next;
   }
-  return reachable[segments.length] === true;
+  return reachable;
 }
 
 /** Wildcard match of one segment in O(tokens × characters): backtracks only to the last `*`. */
-function matchSegment(tokens: Token[], characters: string[]): boolean {
+function matchSegment(tokens: Token[], characters: string[], budget: Budget): boolean {
   let token = 0;
   let character = 0;
   let starToken = -1;
   let starCharacter = 0;
+  let steps = 0;
   while (character < characters.length) {
+    if (++steps === 1024) {
+      spend(budget, steps);
+      steps = 0;
+    }
     const current = tokens[token];
     if (current !== undefined && current.kind === 'star') {
       starToken = token++;
@@ -175,6 +260,7 @@ function matchSegment(tokens: Token[], characters: string[]): boolean {
       character = ++starCharacter;
     } else return false;
   }
+  spend(budget, steps + 1);
   while (tokens[token]?.kind === 'star') token++;
   return token === tokens.length;
 }

@@ -1,7 +1,8 @@
 import picomatch from 'picomatch';
-import { compileGlobMatcher } from './glob-matcher';
+import { compileGlobMatcher, GlobTooCostlyError } from './glob-matcher';
 import { parsePath } from './path-rules';
 import { invalidArguments } from './tool-arguments';
+import type { WorkspaceError } from './workspace-error';
 
 /** Longest accepted glob, in characters. */
 export const MAX_GLOB_LENGTH = 1000;
@@ -32,7 +33,7 @@ export function compileGlob(tool: string, key: string, glob: string, options: { 
   try {
     matches = compileGlobMatcher(glob, { basename: options.matchBase && !glob.includes('/') });
   } catch (error) {
-    throw invalidArguments(tool, `"${key}" ${(error as Error).message}; list fewer alternatives`);
+    throw invalidArguments(tool, `"${key}" ${(error as Error).message}; use fewer braces or wildcards`);
   }
   // A negated glob matches outside its literal base too: walk everything.
   return { base: base === '' || scan.negated ? undefined : base, matches };
@@ -41,4 +42,14 @@ export function compileGlob(tool: string, key: string, glob: string, options: { 
 function parentOf(path: string): string {
   const index = path.lastIndexOf('/');
   return index === -1 ? '.' : path.slice(0, index);
+}
+
+/** Turns a matcher that ran over its step budget into a refusal naming the glob; other errors pass through. */
+export function globCostRefusal(tool: string, key: string, error: unknown): unknown {
+  if (!(error instanceof GlobTooCostlyError)) return error;
+  const refusal: WorkspaceError = invalidArguments(
+    tool,
+    `"${key}" is too costly to match: it ${error.message}; use fewer wildcards or braces`,
+  );
+  return refusal;
 }

@@ -18,6 +18,7 @@ export type {
   EntryType,
   WalkEntry,
   WalkOptions,
+  WalkStop,
   WalkSummary,
   WorkspaceOperations,
   WriteOptions,

@@ -3,6 +3,8 @@ import { WorkspaceError } from './workspace-error';
 
 /** Longest accepted relative path, in characters. Real paths inside a repository stay far below. */
 export const MAX_PATH_LENGTH = 4096;
+/** Most directory levels in an accepted path. Real repositories stay far below; walks stop at 64. */
+export const MAX_PATH_DEPTH = 256;
 /** Longest accepted name (one segment), in UTF-8 bytes: NAME_MAX on Linux and macOS. */
 export const MAX_NAME_BYTES = 255;
 
@@ -23,7 +25,8 @@ export interface ParsePathOptions {
 /**
  * Checks a model-supplied relative path and returns its segments (empty for the root).
  * Pure: touches no file system. Refuses NUL and control characters, backslashes, absolute paths,
- * drive letters, `..` segments anywhere, names over 255 bytes, and the root unless `allowRoot`. `.` and empty segments are dropped.
+ * drive letters, `..` segments anywhere, names over 255 bytes, more than {@link MAX_PATH_DEPTH} levels, and
+ * the root unless `allowRoot`. `.` and empty segments are dropped.
  */
 export function parsePath(value: unknown, options: ParsePathOptions = {}): string[] {
   const label = options.label ?? 'path';
@@ -57,6 +60,9 @@ export function parsePath(value: unknown, options: ParsePathOptions = {}): strin
       );
     }
     segments.push(segment);
+  }
+  if (segments.length > MAX_PATH_DEPTH) {
+    throw refuse(`${label} is ${segments.length} levels deep; the limit is ${MAX_PATH_DEPTH}`);
   }
   if (segments.length === 0 && !options.allowRoot) {
     throw refuse(`${label} ${JSON.stringify(value)} names the workspace root; name a file inside it`);

@@ -1,4 +1,4 @@
-import picomatch from 'picomatch';
+import { compilePrefixMatcher } from './glob-matcher';
 
 /**
  * Paths the workspace refuses to touch unless configured otherwise: the repository's `.git`, any
@@ -16,18 +16,14 @@ export const DEFAULT_PROTECTED = ['.git/**', '**/.git/**', '.env*'] as const;
  */
 export function protectedPathMatcher(patterns: readonly string[]): (segments: readonly string[]) => boolean {
   if (patterns.length === 0) return () => false;
-  const options = { dot: true, nocase: true, noextglob: true };
   const normalized = patterns.map((pattern) => pattern.normalize('NFC'));
-  const whole = picomatch(normalized, options);
-  const segmentPatterns = normalized.filter((pattern) => !pattern.includes('/'));
-  const single = segmentPatterns.length > 0 ? picomatch(segmentPatterns, options) : () => false;
+  const prefixes = normalized.map((pattern) => compilePrefixMatcher(pattern, { nocase: true }));
+  const singles = normalized
+    .filter((pattern) => !pattern.includes('/'))
+    .map((pattern) => compilePrefixMatcher(pattern, { nocase: true }));
   return (segments) => {
-    let prefix = '';
-    for (const raw of segments) {
-      const segment = raw.normalize('NFC');
-      prefix = prefix === '' ? segment : `${prefix}/${segment}`;
-      if (single(segment) || whole(prefix)) return true;
-    }
-    return false;
+    const subject = segments.map((segment) => segment.normalize('NFC'));
+    if (prefixes.some((matches) => matches(subject))) return true;
+    return subject.some((segment) => singles.some((matches) => matches([segment])));
   };
 }

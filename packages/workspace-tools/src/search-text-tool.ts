@@ -1,10 +1,11 @@
 import type { Tool, ToolContext } from '@bridle/protocol';
 import { isText } from './decode-text';
-import { compileGlob } from './glob-pattern';
+import { describeWalkStop } from './describe-walk-stop';
+import { compileGlob, globCostRefusal } from './glob-pattern';
 import { type LineMatch, runRegexJob } from './regex-worker';
 import { expectArguments, invalidArguments, stringArgument } from './tool-arguments';
 import { WorkspaceError } from './workspace-error';
-import type { WorkspaceOperations } from './workspace-operations';
+import type { WalkStop, WorkspaceOperations } from './workspace-operations';
 
 /** Arguments of `search_text`. */
 export interface SearchTextArguments {
@@ -29,9 +30,12 @@ export interface SearchTextLimits {
   maxEntries?: number;
   /** Hard deadline for running the regex (in a worker thread). Default 5,000. */
   timeoutMs?: number;
+  /** Wall time the walk collecting files may take; then it stops and says where. Default 10,000. */
+  walkTimeBudgetMs?: number;
 }
 
 const NAME = 'search_text';
+const MAX_DEPTH = 64;
 
 /**
  * `search_text {pattern, path?, glob?}`: lines matching a JavaScript regex in text files under
@@ -55,6 +59,7 @@ export function searchTextTool(
     maxLineLength: limits.maxLineLength ?? 300,
     maxEntries: limits.maxEntries ?? 20_000,
     timeoutMs: limits.timeoutMs ?? 5_000,
+    walkTimeBudgetMs: limits.walkTimeBudgetMs ?? 10_000,
   };
   return {
     name: NAME,
@@ -82,9 +87,14 @@ export function searchTextTool(
         throw invalidArguments(NAME, `"pattern" is not a valid regular expression: ${(error as Error).message}`);
       }
       const glob = globText === undefined ? undefined : compileGlob(NAME, 'glob', globText, { matchBase: true });
-      const collected = await collectFiles(operations, path, glob?.matches, bounds);
+      let collected: Collected;
+      try {
+        collected = await collectFiles(operations, path, glob?.matches, bounds, context?.signal);
+      } catch (error) {
+        throw globCostRefusal(NAME, 'glob', error);
+      }
       const result = await runRegexJob({ pattern, files: collected.files, ...bounds, signal: context?.signal });
-      return formatResult(pattern, collected, result, bounds.maxMatches);
+      return formatResult(pattern, collected, result, bounds);
     },
   };
 }
@@ -93,7 +103,9 @@ interface Collected {
   files: { path: string; text: string }[];
   /** Files not searched, by reason (`binary`, `too large`, `hard-linked`, `changing`). */
   skipped: Map<string, number>;
-  stoppedEarly: boolean;
+  /** The file where `maxTotalBytes` stopped collection. */
+  bytesStoppedAt: string | undefined;
+  walkStop: WalkStop | undefined;
 }
 
 const SKIP_REASONS: Partial<Record<string, string>> = {
@@ -109,9 +121,10 @@ async function collectFiles(
   operations: WorkspaceOperations,
   path: string | undefined,
   matches: ((path: string) => boolean) | undefined,
-  bounds: { maxFileBytes: number; maxTotalBytes: number; maxEntries: number },
+  bounds: { maxFileBytes: number; maxTotalBytes: number; maxEntries: number; walkTimeBudgetMs: number },
+  signal: AbortSignal | undefined,
 ): Promise<Collected> {
-  const collected: Collected = { files: [], skipped: new Map(), stoppedEarly: false };
+  const collected: Collected = { files: [], skipped: new Map(), bytesStoppedAt: undefined, walkStop: undefined };
   let total = 0;
   const take = (relative: string, bytes: Buffer): void => {
     if (!isText(bytes)) {
@@ -127,7 +140,7 @@ async function collectFiles(
       async (entry) => {
         if (entry.type !== 'file' || (matches !== undefined && !matches(entry.path))) return undefined;
         if (total >= bounds.maxTotalBytes) {
-          collected.stoppedEarly = true;
+          collected.bytesStoppedAt = entry.path;
           return 'stop';
         }
         try {
@@ -139,9 +152,9 @@ async function collectFiles(
         }
         return undefined;
       },
-      { maxEntries: bounds.maxEntries, maxDepth: 64 },
+      { maxEntries: bounds.maxEntries, maxDepth: MAX_DEPTH, timeBudgetMs: bounds.walkTimeBudgetMs, signal },
     );
-    if (summary.truncated) collected.stoppedEarly = true;
+    collected.walkStop = summary.stop;
   } catch (error) {
     if (!(WorkspaceError.isInstance(error) && error.code === 'not_a_directory' && path !== undefined)) throw error;
     // `path` names a file: search just that one.
@@ -154,13 +167,25 @@ function formatResult(
   pattern: string,
   collected: Collected,
   result: { matches: LineMatch[]; truncated: boolean },
-  maxMatches: number,
+  bounds: { maxMatches: number; maxTotalBytes: number; maxEntries: number; walkTimeBudgetMs: number },
 ): string {
   const lines = result.matches.map((match) => `${match.path}:${match.line}: ${match.text}`);
   if (lines.length === 0) lines.push(`No matches for /${pattern}/ in ${collected.files.length} files.`);
-  if (result.truncated) lines.push(`[stopped at ${maxMatches} matches; narrow the pattern, path or glob]`);
-  if (collected.stoppedEarly)
-    lines.push('[not every file was searched: the size or entry limit was reached; narrow path or glob]');
+  if (result.truncated) lines.push(`[stopped at ${bounds.maxMatches} matches; narrow the pattern, path or glob]`);
+  if (collected.bytesStoppedAt !== undefined) {
+    lines.push(
+      `[stopped after reading ${bounds.maxTotalBytes} bytes, at "${collected.bytesStoppedAt}": it and the files after it (in name order) were not searched; narrow path or glob]`,
+    );
+  }
+  if (collected.walkStop !== undefined) {
+    lines.push(
+      describeWalkStop(collected.walkStop, {
+        maxEntries: bounds.maxEntries,
+        maxDepth: MAX_DEPTH,
+        timeBudgetMs: bounds.walkTimeBudgetMs,
+      }),
+    );
+  }
   if (collected.skipped.size > 0) {
     const parts = [...collected.skipped].map(([reason, count]) => `${count} ${reason}`);
     lines.push(`[files skipped: ${parts.join(', ')}]`);

@@ -4,7 +4,8 @@ import { entryType, lstatOrUndefined, readSortedNames } from './directory-entrie
 import { DirectoryHandle, sameFile } from './directory-handle';
 import type { Jail } from './path-walk';
 import { readEntry } from './read-entry';
-import type { WalkEntry, WalkOptions, WalkSummary } from './workspace-operations';
+import { WorkspaceError } from './workspace-error';
+import type { WalkEntry, WalkOptions, WalkStop, WalkSummary } from './workspace-operations';
 
 type Visit = (entry: WalkEntry) => undefined | 'skip' | 'stop' | Promise<undefined | 'skip' | 'stop'>;
 
@@ -14,9 +15,14 @@ interface WalkContext {
   visit: Visit;
   options: WalkOptions;
   visited: number;
-  truncated: boolean;
   stopped: boolean;
+  stop: WalkStop | undefined;
+  deadline: number;
+  lastYield: number;
 }
+
+/** The longest stretch of synchronous work between two yields to the event loop, in milliseconds. */
+const YIELD_EVERY_MS = 4;
 
 /**
  * Depth-first walk under a verified directory, in name order. Subdirectories are opened through
@@ -30,10 +36,52 @@ export async function walkDirectory(
   visit: Visit,
   options: WalkOptions,
 ): Promise<WalkSummary> {
-  const state: WalkContext = { jail, isProtected, visit, options, visited: 0, truncated: false, stopped: false };
+  const now = performance.now();
+  const state: WalkContext = {
+    jail,
+    isProtected,
+    visit,
+    options,
+    visited: 0,
+    stopped: false,
+    stop: undefined,
+    deadline: now + (options.timeBudgetMs ?? Number.POSITIVE_INFINITY),
+    lastYield: now,
+  };
   const segments = start.relative === '' ? [] : start.relative.split('/');
   await walkInto(state, start, segments, 0);
-  return { visited: state.visited, truncated: state.truncated };
+  return state.stop === undefined
+    ? { visited: state.visited, truncated: false }
+    : { visited: state.visited, truncated: true, stop: state.stop };
+}
+
+/**
+ * Called before each entry: throws once the signal aborted, stops at the time budget, and yields to the
+ * event loop every few milliseconds, so no walk holds it (timers, I/O, other runs) for long.
+ */
+async function checkpoint(state: WalkContext, relative: string): Promise<boolean> {
+  if (state.options.signal?.aborted) {
+    throw new WorkspaceError('aborted', `The walk was aborted at "${relative}".`);
+  }
+  const now = performance.now();
+  if (now >= state.deadline) {
+    stopAt(state, 'time', relative);
+    return false;
+  }
+  if (now - state.lastYield >= YIELD_EVERY_MS) {
+    await new Promise((resolve) => setImmediate(resolve));
+    state.lastYield = performance.now();
+    if (state.options.signal?.aborted) {
+      throw new WorkspaceError('aborted', `The walk was aborted at "${relative}".`);
+    }
+  }
+  return true;
+}
+
+function stopAt(state: WalkContext, reason: WalkStop['reason'], at: string): void {
+  if (reason !== 'depth') state.stopped = true;
+  // The first bound hit is the one reported; a depth cut is replaced by a stop that ended the walk.
+  if (state.stop === undefined || (state.stop.reason === 'depth' && reason !== 'depth')) state.stop = { reason, at };
 }
 
 async function walkInto(
@@ -46,14 +94,14 @@ async function walkInto(
   for (const dirent of await readSortedNames(directory)) {
     if (state.stopped) return;
     const childSegments = [...segments, dirent.name];
+    const relative = childSegments.join('/');
+    if (!(await checkpoint(state, relative))) return;
     if (state.isProtected(childSegments)) continue;
     if (state.visited >= options.maxEntries) {
-      state.truncated = true;
-      state.stopped = true;
+      stopAt(state, 'entries', relative);
       return;
     }
     state.visited++;
-    const relative = childSegments.join('/');
     const stats = await lstatOrUndefined(directory.entryPath(dirent.name), relative);
     if (stats === undefined) continue;
     const type = entryType(stats);
@@ -68,7 +116,7 @@ async function walkInto(
     }
     if (type !== 'directory' || decision === 'skip') continue;
     if (depth + 1 > options.maxDepth) {
-      state.truncated = true;
+      stopAt(state, 'depth', relative);
       continue;
     }
     let handle: Awaited<ReturnType<typeof open>>;

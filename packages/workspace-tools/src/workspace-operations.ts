@@ -43,12 +43,25 @@ export interface WalkOptions {
   maxEntries: number;
   /** Do not descend deeper than this many directories below the start. */
   maxDepth: number;
+  /** Stop after this much wall time, in milliseconds. Default: no limit. */
+  timeBudgetMs?: number;
+  /** Checked at every entry: once aborted, the walk throws (`code: 'aborted'`). */
+  signal?: AbortSignal;
 }
 
-/** What a walk saw. `truncated` when a bound stopped it early. */
+/** Why a walk ended early: a bound, and the path where it took effect. */
+export interface WalkStop {
+  /** `entries`: `maxEntries` visited; `time`: `timeBudgetMs` spent; `depth`: directories below `maxDepth` left out. */
+  reason: 'entries' | 'time' | 'depth';
+  /** The entry the walk stopped at (`entries`, `time`; it and those after it in name order were not visited), or the first directory not entered (`depth`). */
+  at: string;
+}
+
+/** What a walk saw. `truncated` when a bound stopped it early; `stop` says which bound and where. */
 export interface WalkSummary {
   visited: number;
   truncated: boolean;
+  stop?: WalkStop;
 }
 
 /**

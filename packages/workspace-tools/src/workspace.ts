@@ -33,6 +33,8 @@ export interface WorkspaceOptions {
 }
 
 const DEFAULT_MAX_BYTES = 1024 * 1024;
+/** PATH_MAX of Linux (and more than macOS's 1024, where the kernel refuses longer paths by itself). */
+const PATH_MAX = 4096;
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /**
@@ -219,7 +221,22 @@ export class Workspace implements WorkspaceOperations {
     }
   }
 
+  /**
+   * The check phase reaches entries by absolute path: refuse what would pass PATH_MAX with the root in
+   * front (the write, going through descriptors, would succeed and every later read fail).
+   */
+  private refuseTooLong(segments: readonly string[]): void {
+    const bytes = Buffer.byteLength(this.root) + Buffer.byteLength(segments.join('/')) + 1;
+    if (bytes >= PATH_MAX) {
+      throw new WorkspaceError(
+        'invalid_path',
+        `Refused: path "${segments.join('/').slice(0, 80)}..." is ${bytes} bytes long with the workspace root in front; the system limit is ${PATH_MAX}. Use a shorter path.`,
+      );
+    }
+  }
+
   private refuseProtected(segments: readonly string[]): void {
+    this.refuseTooLong(segments);
     if (segments.length > 0 && this.protectedTest(segments)) {
       throw new WorkspaceError(
         'protected_path',

@@ -148,14 +148,50 @@ describe('path spellings', () => {
     expect(await snapshot(base)).toEqual(before);
   });
 
-  it('a very deep path inside the limit is created one directory at a time inside the root', async () => {
+  it('a deep path at the depth limit is created one directory at a time inside the root', async () => {
     const { root, outside } = await tempTree();
     const outsideBefore = await snapshot(outside);
     const { tools } = await toolsFor(root);
-    const path = `${'d/'.repeat(1500)}f.txt`;
+    const path = `${'d/'.repeat(255)}f.txt`;
     expect(await tools.write_file!.execute({ path, content: 'deep' }, context())).toBe(`Created ${path} (4 bytes).`);
     expect(await tools.read_file!.execute({ path }, context())).toBe('deep');
     expect(await snapshot(outside)).toEqual(outsideBefore);
+  });
+
+  // Issue 18 item 4: a model-written path 2,000 levels deep blocked the event loop (the protected-path
+  // check tried a regex on every prefix) and took seconds of lstat calls. It is refused before any work.
+  it('a path deeper than 256 levels is refused before anything is checked or created', async () => {
+    const { root, base } = await tempTree();
+    const before = await snapshot(base);
+    const { tools } = await toolsFor(root);
+    const path = `${'a/'.repeat(2000)}f.txt`;
+    for (const call of [
+      () => tools.write_file!.execute({ path, content: 'x' }, context()),
+      () => tools.read_file!.execute({ path }, context()),
+      () => tools.list_directory!.execute({ path: 'a/'.repeat(300) }, context()),
+    ]) {
+      const error = await refused(call());
+      expect(error.code).toBe('invalid_path');
+      expect(error.message).toMatch(/is (2001|300) levels deep; the limit is 256\.$/);
+    }
+    expect(await snapshot(base)).toEqual(before);
+  });
+
+  it('a path that passes PATH_MAX with the root in front is refused for writes and reads alike', async () => {
+    const { root, base } = await tempTree();
+    const before = await snapshot(base);
+    const { tools } = await toolsFor(root);
+    // 20 names of 203 bytes: within the 4096-character path rule, past PATH_MAX once the root is added.
+    const path = Array.from({ length: 20 }, (_, index) => `${index}`.padEnd(203, 'n')).join('/');
+    for (const call of [
+      () => tools.write_file!.execute({ path, content: 'x' }, context()),
+      () => tools.read_file!.execute({ path }, context()),
+    ]) {
+      const error = await refused(call());
+      expect(error.code).toBe('invalid_path');
+      expect(error.message).toMatch(/bytes long with the workspace root in front; the system limit is 4096/);
+    }
+    expect(await snapshot(base)).toEqual(before);
   });
 
   it('a symlinked root given by the caller is resolved once; repointing the link later changes nothing', async () => {
@@ -439,15 +475,90 @@ describe('edit_file', () => {
 });
 
 describe('find_files and search_text bounds', () => {
-  it('stops walking a huge tree at maxEntries and says so', async () => {
+  // Was flaky under load (item 8). Deterministic now: no time budget can stop it first, and it names the
+  // exact entry where it stopped (the 1000th visit is "many" itself plus 999 files, in name order).
+  it('stops walking a huge tree at maxEntries and says so, naming where', async () => {
     const { root } = await tempTree();
     await mkdir(join(root, 'many'));
-    await Promise.all(Array.from({ length: 2500 }, (_, index) => writeFile(join(root, 'many', `f${index}.txt`), '')));
+    const names = Array.from({ length: 1200 }, (_, index) => `f${index}.txt`);
+    for (const name of names) await writeFile(join(root, 'many', name), '');
     const workspace = await Workspace.open(root);
-    const tools = byName(workspaceTools(workspace, { find: { maxEntries: 1000, maxResults: 5000 } }));
+    const tools = byName(
+      workspaceTools(workspace, {
+        find: { maxEntries: 1000, maxResults: 5000, walkTimeBudgetMs: Number.POSITIVE_INFINITY },
+      }),
+    );
     const lines = String(await tools.find_files!.execute({ pattern: '**/*.txt' }, context())).split('\n');
-    expect(lines).toHaveLength(1000);
-    expect(lines.at(-1)).toBe('[search stopped after visiting 1000 entries or at depth 64; use a narrower pattern]');
+    const sorted = [...names].sort();
+    expect(lines.slice(0, -1)).toEqual(sorted.slice(0, 999).map((name) => `many/${name}`));
+    expect(lines.at(-1)).toBe(
+      `[stopped after visiting 1000 entries, at "many/${sorted[999]}": it and the entries after it (in name order) were not searched; use a narrower pattern or path]`,
+    );
+  });
+
+  it('stops at the walk time budget and names where; a zero budget stops at the first entry', async () => {
+    const { root } = await tempTree({ 'a.txt': 'hit', 'b.txt': 'hit' });
+    const workspace = await Workspace.open(root);
+    const tools = byName(workspaceTools(workspace, { find: { walkTimeBudgetMs: 0 }, search: { walkTimeBudgetMs: 0 } }));
+    expect(await tools.find_files!.execute({ pattern: '*.txt' }, context())).toBe(
+      'No files match "*.txt".\n[stopped after 0 ms, at "a.txt": it and the entries after it (in name order) were not searched; use a narrower pattern or path]',
+    );
+    expect(await tools.search_text!.execute({ pattern: 'hit' }, context())).toBe(
+      'No matches for /hit/ in 0 files.\n[stopped after 0 ms, at "a.txt": it and the entries after it (in name order) were not searched; use a narrower pattern or path]',
+    );
+  });
+
+  it('says which directories were too deep to walk instead of "no match"', async () => {
+    const { root } = await tempTree({ [`${'d/'.repeat(5)}deep.txt`]: 'needle' });
+    const workspace = await Workspace.open(root);
+    const tools = byName(workspaceTools(workspace, { find: { maxDepth: 3 } }));
+    expect(await tools.find_files!.execute({ pattern: '**/deep.txt' }, context())).toBe(
+      'No files match "**/deep.txt".\n[directories more than 3 levels deep were not searched (the first: "d/d/d/d")]',
+    );
+  });
+
+  it('a walk checks the signal at every entry: an abort mid-walk throws, naming where', async () => {
+    const { root } = await tempTree(Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`f${index}`, ''])));
+    const workspace = await Workspace.open(root);
+    const controller = new AbortController();
+    let seen = 0;
+    const error = await refused(
+      workspace.walk(
+        undefined,
+        () => {
+          if (++seen === 10) controller.abort();
+          return undefined;
+        },
+        { maxEntries: 1000, maxDepth: 8, signal: controller.signal },
+      ),
+    );
+    expect(error.code).toBe('aborted');
+    expect(seen).toBe(10);
+    const tools = byName(workspaceTools(workspace));
+    for (const name of ['find_files', 'search_text']) {
+      const aborted = new AbortController();
+      aborted.abort();
+      const args = name === 'find_files' ? { pattern: '**/*' } : { pattern: 'x' };
+      expect((await refused(tools[name]!.execute(args, context(aborted.signal)))).code).toBe('aborted');
+    }
+  });
+
+  // Issue 18 item 4, scaled down: a 246-character glob (8 brace groups and 100 wildcards) took 24 ms per
+  // path, minutes over 20,000 files. Its cost is bounded when it is compiled, and per path when it runs.
+  it('refuses a glob whose expansion is too large to match cheaply', async () => {
+    const { root } = await tempTree({ 'a.txt': '' });
+    const { tools } = await toolsFor(root);
+    const glob = `**/${'{a,b}'.repeat(8)}${'*x'.repeat(100)}.ts`;
+    for (const call of [
+      () => tools.find_files!.execute({ pattern: glob }, context()),
+      () => tools.search_text!.execute({ pattern: 'a', glob }, context()),
+    ]) {
+      const error = await refused(call());
+      expect(error.code).toBe('invalid_arguments');
+      expect(error.message).toMatch(
+        /expands to 54272 wildcards and characters across 256 patterns, above the limit of 2048; use fewer braces or wildcards/,
+      );
+    }
   });
 
   it.each(['?*?*?*?*?*?*?*?*?*?*!', '*a*a*a*a*a*a*a*a*a*a*a*a*b', '**/*a*a*a*a*a*a*a*a*a*a*a*a*b'])(

@@ -22,5 +22,5 @@ it('every failure path of every tool is a tool error, never an unhandled rejecti
   expect(child.status).toBe(0);
   const lines = child.stdout.trim().split('\n');
   expect(lines.at(-1)).toBe('done');
-  expect(lines.filter((line) => line.startsWith('ok '))).toHaveLength(29);
+  expect(lines.filter((line) => line.startsWith('ok '))).toHaveLength(30);
 });
