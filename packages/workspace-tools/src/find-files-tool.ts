@@ -68,7 +68,7 @@ export function findFilesTool(
             found.push(entry.path);
             return undefined;
           },
-          { maxEntries, maxDepth, timeBudgetMs, signal: context?.signal },
+          { maxEntries, maxDepth, timeBudgetMs, signal: context?.signal, gitignore: true },
         );
       } catch (error) {
         // A glob whose literal base does not exist simply matches nothing.

@@ -152,7 +152,13 @@ async function collectFiles(
         }
         return undefined;
       },
-      { maxEntries: bounds.maxEntries, maxDepth: MAX_DEPTH, timeBudgetMs: bounds.walkTimeBudgetMs, signal },
+      {
+        maxEntries: bounds.maxEntries,
+        maxDepth: MAX_DEPTH,
+        timeBudgetMs: bounds.walkTimeBudgetMs,
+        signal,
+        gitignore: true,
+      },
     );
     collected.walkStop = summary.stop;
   } catch (error) {

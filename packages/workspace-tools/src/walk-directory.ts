@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { entryType, lstatOrUndefined, readSortedNames } from './directory-entries';
 import { DirectoryHandle, sameFile } from './directory-handle';
+import { type IgnoreRules, MAX_IGNORE_FILE_BYTES } from './ignore-rules';
 import type { Jail } from './path-walk';
 import { readEntry } from './read-entry';
 import { WorkspaceError } from './workspace-error';
@@ -21,6 +22,15 @@ interface WalkContext {
   lastYield: number;
 }
 
+/** Reads `.gitignore` in a verified directory; `undefined` when absent, unreadable, linked or too large. */
+export async function readIgnoreFile(directory: DirectoryHandle, name = '.gitignore'): Promise<string | undefined> {
+  try {
+    return (await readEntry(directory, name, MAX_IGNORE_FILE_BYTES)).toString('utf8');
+  } catch {
+    return undefined; // git does not follow a symlinked .gitignore either
+  }
+}
+
 /** The longest stretch of synchronous work between two yields to the event loop, in milliseconds. */
 const YIELD_EVERY_MS = 4;
 
@@ -35,6 +45,7 @@ export async function walkDirectory(
   isProtected: (segments: readonly string[]) => boolean,
   visit: Visit,
   options: WalkOptions,
+  rules?: IgnoreRules,
 ): Promise<WalkSummary> {
   const now = performance.now();
   const state: WalkContext = {
@@ -49,7 +60,7 @@ export async function walkDirectory(
     lastYield: now,
   };
   const segments = start.relative === '' ? [] : start.relative.split('/');
-  await walkInto(state, start, segments, 0);
+  await walkInto(state, start, segments, 0, rules);
   return state.stop === undefined
     ? { visited: state.visited, truncated: false }
     : { visited: state.visited, truncated: true, stop: state.stop };
@@ -89,14 +100,21 @@ async function walkInto(
   directory: DirectoryHandle,
   segments: string[],
   depth: number,
+  inherited: IgnoreRules | undefined,
 ): Promise<void> {
   const { options } = state;
-  for (const dirent of await readSortedNames(directory)) {
+  const names = await readSortedNames(directory);
+  let rules = inherited;
+  if (rules !== undefined && names.some((dirent) => dirent.name === '.gitignore' && dirent.isFile())) {
+    rules = rules.with(segments, await readIgnoreFile(directory));
+  }
+  for (const dirent of names) {
     if (state.stopped) return;
     const childSegments = [...segments, dirent.name];
     const relative = childSegments.join('/');
     if (!(await checkpoint(state, relative))) return;
     if (state.isProtected(childSegments)) continue;
+    if (rules?.ignores(childSegments, dirent.isDirectory())) continue;
     if (state.visited >= options.maxEntries) {
       stopAt(state, 'entries', relative);
       return;
@@ -137,7 +155,7 @@ async function walkInto(
       opened,
     );
     try {
-      if (sameFile(opened, stats)) await walkInto(state, child, childSegments, depth + 1);
+      if (sameFile(opened, stats)) await walkInto(state, child, childSegments, depth + 1, rules);
     } finally {
       await child.close();
     }

@@ -47,6 +47,11 @@ export interface WalkOptions {
   timeBudgetMs?: number;
   /** Checked at every entry: once aborted, the walk throws (`code: 'aborted'`). */
   signal?: AbortSignal;
+  /**
+   * Skip what git ignores: `.gitignore` files (nested ones, negations) and `.git/info/exclude`, and always
+   * `.git` and `node_modules`. Skipped entries are not visited and do not count. Default false.
+   */
+  gitignore?: boolean;
 }
 
 /** Why a walk ended early: a bound, and the path where it took effect. */

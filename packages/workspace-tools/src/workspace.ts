@@ -4,12 +4,13 @@ import { open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { ConfigError, describeValue } from '@bridle/protocol';
 import { entryType, lstatOrUndefined, readSortedNames } from './directory-entries';
 import { type DirectoryHandle, sameFile } from './directory-handle';
+import { IgnoreRules } from './ignore-rules';
 import { parsePath } from './path-rules';
 import { type CheckedPath, changed, checkPath, errorCode, fsFailure, type Jail, openDirectoryChain } from './path-walk';
 import { DEFAULT_PROTECTED, protectedPathMatcher } from './protected-paths';
 import { readEntry } from './read-entry';
 import { refuseRepositoryLayout } from './repository-layout';
-import { walkDirectory } from './walk-directory';
+import { readIgnoreFile, walkDirectory } from './walk-directory';
 import { WorkspaceError } from './workspace-error';
 import type {
   DirectoryEntry,
@@ -202,9 +203,41 @@ export class Workspace implements WorkspaceOperations {
   ): Promise<WalkSummary> {
     const directory = await this.openExistingDirectory(path);
     try {
-      return await walkDirectory(this.jail, directory, this.protectedTest, visit, options);
+      const rules = options.gitignore ? await this.inheritedIgnoreRules(directory.relative) : undefined;
+      return await walkDirectory(this.jail, directory, this.protectedTest, visit, options, rules);
     } finally {
       await directory.close();
+    }
+  }
+
+  /**
+   * The ignore rules that apply above a walk's start: `.git/info/exclude`, then the `.gitignore` of the
+   * root and of each directory down to the start's parent (the start's own is read by the walk). When the
+   * start itself is ignored, the caller named it explicitly: it is searched, without those rules.
+   */
+  private async inheritedIgnoreRules(start: string): Promise<IgnoreRules> {
+    let rules = IgnoreRules.empty().with([], await this.readInternal(['.git', 'info'], 'exclude'));
+    const segments = start === '' ? [] : start.split('/');
+    for (let depth = 0; depth < segments.length; depth++) {
+      rules = rules.with(segments.slice(0, depth), await this.readInternal(segments.slice(0, depth), '.gitignore'));
+    }
+    if (segments.length > 0 && rules.ignores(segments, true)) return IgnoreRules.empty();
+    return rules;
+  }
+
+  /** Reads a file for the walk's own use (protected directories included); `undefined` on any problem. */
+  private async readInternal(directorySegments: string[], name: string): Promise<string | undefined> {
+    try {
+      const checked = await checkPath(this.jail, directorySegments);
+      if (checked.stats.some((stats) => stats === undefined || !stats.isDirectory())) return undefined;
+      const directory = await openDirectoryChain(this.jail, checked, directorySegments.length);
+      try {
+        return await readIgnoreFile(directory, name);
+      } finally {
+        await directory.close();
+      }
+    } catch {
+      return undefined;
     }
   }
 
