@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { type BigIntStats, constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { entryType, lstatOrUndefined, readSortedNames } from './directory-entries';
 import { DirectoryHandle, sameFile } from './directory-handle';
@@ -6,7 +6,7 @@ import { type IgnoreRules, MAX_IGNORE_FILE_BYTES } from './ignore-rules';
 import type { Jail } from './path-walk';
 import { readEntry } from './read-entry';
 import { WorkspaceError } from './workspace-error';
-import type { WalkEntry, WalkOptions, WalkStop, WalkSummary } from './workspace-operations';
+import type { EntryType, WalkEntry, WalkOptions, WalkStop, WalkSummary } from './workspace-operations';
 
 type Visit = (entry: WalkEntry) => undefined | 'skip' | 'stop' | Promise<undefined | 'skip' | 'stop'>;
 
@@ -120,9 +120,18 @@ async function walkInto(
       return;
     }
     state.visited++;
-    const stats = await lstatOrUndefined(directory.entryPath(dirent.name), relative);
-    if (stats === undefined) continue;
-    const type = entryType(stats);
+    // readdir's type is enough for files and symlinks (a file is read with O_NOFOLLOW and fstat-checked,
+    // so a swap is still caught): one system call less per file. Directories need lstat for the identity
+    // check before they are entered; an unknown type (some file systems) is looked up.
+    let stats: BigIntStats | undefined;
+    let type: EntryType;
+    if (dirent.isFile()) type = 'file';
+    else if (dirent.isSymbolicLink()) type = 'symlink';
+    else {
+      stats = await lstatOrUndefined(directory.entryPath(dirent.name), relative);
+      if (stats === undefined) continue;
+      type = entryType(stats);
+    }
     const decision = await state.visit({
       path: relative,
       type,
@@ -132,7 +141,7 @@ async function walkInto(
       state.stopped = true;
       return;
     }
-    if (type !== 'directory' || decision === 'skip') continue;
+    if (type !== 'directory' || decision === 'skip' || stats === undefined) continue;
     if (depth + 1 > options.maxDepth) {
       stopAt(state, 'depth', relative);
       continue;
