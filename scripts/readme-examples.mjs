@@ -1,15 +1,20 @@
 // Runs every README example marked runnable (a fenced block opened with ```ts run or ```js run), so the
 // READMEs stay true. Each block runs as an ES module inside its package's folder (so the package's own
 // dependencies resolve), on TypeScript sources through tsx and the `@bridle/source` export condition.
-// Usage: node scripts/readme-examples.mjs [README paths...]   (default: the root and every package README)
+// Usage: node scripts/readme-examples.mjs [--dist] [README paths...]   (default: the root and every package README)
+//   --dist: import the built packages (dist/, as published) instead of the TypeScript sources; build first.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { runnableBlocks } from './readme-blocks.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
+const args = process.argv.slice(2);
+const dist = args.includes('--dist');
+const files = args.filter((arg) => arg !== '--dist');
 const readmes =
-  process.argv.length > 2
-    ? process.argv.slice(2).map((file) => path.resolve(file))
+  files.length > 0
+    ? files.map((file) => path.resolve(file))
     : [
         path.join(root, 'README.md'),
         ...['packages', 'apps'].flatMap((group) =>
@@ -20,23 +25,15 @@ const readmes =
         ),
       ];
 
-function examples(text) {
-  const blocks = [];
-  const pattern = /^```(ts|js) run[^\n]*\n([\s\S]*?)^```\s*$/gm;
-  for (const match of text.matchAll(pattern)) {
-    blocks.push({ lang: match[1], code: match[2], line: text.slice(0, match.index).split('\n').length });
-  }
-  return blocks;
-}
-
 let ran = 0;
 const failed = [];
 for (const readme of readmes) {
   const dir = path.dirname(readme);
-  for (const { lang, code, line } of examples(fs.readFileSync(readme, 'utf8'))) {
+  for (const { lang, code, line } of runnableBlocks(fs.readFileSync(readme, 'utf8'))) {
     const file = path.join(dir, `.readme-example-${line}.${lang === 'ts' ? 'mts' : 'mjs'}`);
     fs.writeFileSync(file, code);
-    const result = spawnSync(process.execPath, ['--conditions=@bridle/source', '--import', 'tsx', file], {
+    const conditions = dist ? [] : ['--conditions=@bridle/source'];
+    const result = spawnSync(process.execPath, [...conditions, '--import', 'tsx', file], {
       cwd: dir,
       encoding: 'utf8',
       timeout: 60_000,

@@ -1,0 +1,34 @@
+// The runnable examples of a README: fenced blocks opened with ```ts run or ```js run.
+// Shared by readme-examples.mjs (every README in the repository) and release-rehearsal.mjs (the READMEs
+// of installed packages).
+import { builtinModules } from 'node:module';
+
+/**
+ * The runnable blocks of a Markdown text, in order.
+ * @param {string} text Markdown.
+ * @returns {{ lang: 'ts' | 'js', code: string, line: number }[]} `line` is the 1-based line of the opening fence.
+ */
+export function runnableBlocks(text) {
+  const blocks = [];
+  const pattern = /^```(ts|js) run[^\n]*\n([\s\S]*?)^```\s*$/gm;
+  for (const match of text.matchAll(pattern)) {
+    blocks.push({ lang: match[1], code: match[2], line: text.slice(0, match.index).split('\n').length });
+  }
+  return blocks;
+}
+
+/**
+ * The bare package names a block imports (`@scope/name` or `name`; `node:` built-ins left out).
+ * @param {string} code
+ * @returns {string[]}
+ */
+export function importedPackages(code) {
+  const names = new Set();
+  for (const match of code.matchAll(/^\s*import\s[^'"]*?['"]([^'"]+)['"]/gm)) {
+    const specifier = match[1];
+    if (/^(\.|\/|node:)/.test(specifier) || builtinModules.includes(specifier.split('/')[0])) continue;
+    const parts = specifier.split('/');
+    names.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]);
+  }
+  return [...names];
+}
