@@ -14,6 +14,7 @@ import { registerBatchRoutes } from './routes/batch-route';
 import { registerChatRoute } from './routes/chat-route';
 import { registerHealthRoutes } from './routes/health-routes';
 import { registerSessionRoutes } from './routes/session-routes';
+import { registerWebRoutes } from './routes/web-routes';
 import { RunLimiter } from './run-limiter';
 import { buildRunProfiles } from './run-profiles';
 import { formatSchemaErrors, requestSchemas } from './schemas';
@@ -142,6 +143,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     done(null, payload);
   });
   registerHealthRoutes(app, context);
+  registerWebRoutes(app);
   const checkToken = config.apiToken ? bearerCheck(config.apiToken) : undefined;
   app.register(
     async (api) => {
