@@ -5,6 +5,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 
 const live = new Set();
+// Set once `script()` starts to clean up: from then on no new child may start (the body may still be running).
+let stopping = false;
 
 /**
  * `process.env` without the npm and pnpm settings a `pnpm run` parent passes down (so a child's npm, pnpm
@@ -39,6 +41,7 @@ export function stopGroup(child, graceMs = 5_000) {
  * Stop it with {@link stopGroup}; `script()` stops it on exit if it is still running.
  */
 export function start(command, args, { cwd, env, logFile }) {
+  if (stopping) throw new Error(`not starting ${command}: the script is stopping`);
   const log = fs.openSync(logFile, 'a');
   const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', log, log] });
   fs.closeSync(log);
@@ -54,6 +57,7 @@ export function start(command, args, { cwd, env, logFile }) {
  */
 export function run(command, args, { cwd, env, timeoutMs = 10 * 60_000, check = true, echo = false } = {}) {
   return new Promise((resolve, reject) => {
+    if (stopping) return reject(new Error(`not running ${command}: the script is stopping`));
     const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     live.add(child);
     let stdout = '';
@@ -97,7 +101,9 @@ export async function script(body) {
   const cleanups = [];
   const defer = (cleanup) => cleanups.push(cleanup);
   let finishing;
+  let interrupted = false;
   const finish = () => {
+    stopping = true;
     finishing ??= (async () => {
       await Promise.all([...live].map((child) => stopGroup(child)));
       for (const cleanup of cleanups.reverse()) {
@@ -113,6 +119,7 @@ export async function script(body) {
   const signals = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
   for (const [name, number] of Object.entries(signals)) {
     process.once(name, () => {
+      interrupted = true;
       console.error(`\n${name}: stopping and cleaning up`);
       finish().finally(() => process.exit(128 + number));
     });
@@ -129,7 +136,8 @@ export async function script(body) {
     await body(defer);
     await finish();
   } catch (error) {
-    console.error(`\nFAILED: ${error.message}`);
+    // After a signal the body fails because its children were stopped: that is not news.
+    if (!interrupted) console.error(`\nFAILED: ${error.message}`);
     await finish();
     process.exitCode = 1;
   }

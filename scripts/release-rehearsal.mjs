@@ -90,7 +90,7 @@ await script(async (defer) => {
   const before = gitStatus();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bridle-release-rehearsal-'));
   if (keep) console.log(`temp folder (kept): ${tmp}`);
-  else defer(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  else defer(() => fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5 }));
   const repo = path.join(tmp, 'repo');
   const consumer = path.join(tmp, 'consumer');
   const prefix = path.join(tmp, 'global');
