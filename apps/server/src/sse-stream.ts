@@ -1,9 +1,19 @@
 import type { FastifyReply } from 'fastify';
 
-/** A Server-Sent Events response: every frame is `data: <one line of JSON>\n\n`. */
+/** Optional fields of a frame, written before its `data:` line. */
+export interface SseFrameFields {
+  /** `id: <id>`: what a reconnecting client sends back as `Last-Event-ID` (the event's sequence). */
+  id?: number;
+  /** `event: <name>`: the event type (letters, digits, `.`, `_`, `-` only). */
+  event?: string;
+}
+
+/** A Server-Sent Events response: every frame is `[id: n\n][event: type\n]data: <one line of JSON>\n\n`. */
 export interface SseStream {
   /** Writes one frame. Ignored once the stream is closed. */
-  send(value: unknown): void;
+  send(value: unknown, fields?: SseFrameFields): void;
+  /** Writes `data: <text>\n\n` as is (e.g. OpenAI's `[DONE]`); `text` must not contain a line break. */
+  sendRaw(text: string): void;
   /** Ends the response (after the last frame). */
   end(): void;
 }
@@ -25,6 +35,8 @@ export interface SseStreamOptions {
  * for every client, and `JSON.parse` reads the same text back.
  */
 const UNSAFE_LINE_BREAKS = /[\u0085\u2028\u2029]/g;
+/** Event names are our own type names; anything else is left out rather than written. */
+const SAFE_EVENT_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 const escapeCharacter = (character: string) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /**
@@ -62,7 +74,12 @@ export function openSseStream(reply: FastifyReply, options: SseStreamOptions): S
     }
   }
   return {
-    send: (value) => write(`data: ${JSON.stringify(value).replace(UNSAFE_LINE_BREAKS, escapeCharacter)}\n\n`),
+    send(value, fields) {
+      const id = fields?.id === undefined ? '' : `id: ${Math.trunc(fields.id)}\n`;
+      const event = fields?.event !== undefined && SAFE_EVENT_NAME.test(fields.event) ? `event: ${fields.event}\n` : '';
+      write(`${id}${event}data: ${JSON.stringify(value).replace(UNSAFE_LINE_BREAKS, escapeCharacter)}\n\n`);
+    },
+    sendRaw: (text) => write(`data: ${text.replace(/[\r\n\u0085\u2028\u2029]/g, ' ')}\n\n`),
     end() {
       if (!open) return;
       close();

@@ -80,17 +80,39 @@ export async function postJson(
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 
-/** Reads a whole SSE response into its parsed `data:` frames (comments skipped). */
-export async function readSse(response: Response): Promise<Record<string, unknown>[]> {
+/** One SSE frame: its `id:` and `event:` fields (when present) and its parsed `data:` line. */
+export interface SseFrame {
+  id?: string;
+  event?: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Reads a whole SSE response into its frames (comments skipped). Each frame must have exactly one
+ * `data:` line, optionally after `id:` and `event:` lines.
+ */
+export async function readSseFrames(response: Response): Promise<SseFrame[]> {
   const text = await response.text();
   return text
     .split('\n\n')
-    .filter((frame) => frame.startsWith('data: '))
+    .filter((frame) => frame !== '' && !frame.startsWith(':'))
     .map((frame) => {
       const lines = frame.split('\n');
-      if (lines.length !== 1) throw new Error(`a frame of ${lines.length} lines: ${JSON.stringify(frame)}`);
-      return JSON.parse(frame.slice('data: '.length)) as Record<string, unknown>;
+      const parsed: Partial<SseFrame> = {};
+      for (const line of lines) {
+        const match = /^(id|event|data): (.*)$/.exec(line);
+        if (!match || (match[1] as string) in parsed) throw new Error(`an unexpected frame: ${JSON.stringify(frame)}`);
+        if (match[1] === 'data') parsed.data = JSON.parse(match[2] as string) as Record<string, unknown>;
+        else parsed[match[1] as 'id' | 'event'] = match[2] as string;
+      }
+      if (!parsed.data) throw new Error(`a frame without data: ${JSON.stringify(frame)}`);
+      return parsed as SseFrame;
     });
+}
+
+/** Reads a whole SSE response into its parsed `data:` frames (comments skipped). */
+export async function readSse(response: Response): Promise<Record<string, unknown>[]> {
+  return (await readSseFrames(response)).map((frame) => frame.data);
 }
 
 /** A parsed JSON body, loosely typed for assertions. */

@@ -306,11 +306,15 @@ describe('red team: event streams', () => {
     });
     const raw = await response.text();
     // SSE parsers split lines at CR, LF or CRLF; Python's splitlines also at NEL, U+2028 and U+2029: there
-    // must be no line but `data: <json>` and blanks for any of them.
+    // must be no line but the server's own `id: <n>`, `event: <type>`, `data: <json>` and blanks for any of them.
     expect(raw).not.toMatch(/[\u0085\u2028\u2029]/);
     const lines = raw.split(/\r\n|\r|\n/).filter((line) => line !== '');
-    for (const line of lines) expect(line).toMatch(/^data: \{.*\}$/);
-    const events = lines.map((line) => JSON.parse(line.slice('data: '.length)) as Record<string, unknown>);
+    for (const line of lines)
+      expect(line).toMatch(/^(data: \{.*\}|id: \d+|event: (text_delta|tool_start|tool_end|model_error|run_end))$/);
+    const events = lines
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as Record<string, unknown>);
+    expect(lines.filter((line) => line.startsWith('event: '))).toHaveLength(events.length);
     expect(events.filter((event) => event.type === 'run_end')).toHaveLength(1);
     expect(events.filter((event) => event.type === 'tool_start')).toHaveLength(0);
     expect(events.at(-1)).toMatchObject({ type: 'run_end', status: 'completed', answer: forged });

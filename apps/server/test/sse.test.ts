@@ -1,7 +1,7 @@
 import type { Model, ModelStreamPart } from '@bridle/protocol';
 import { scriptedModel } from '@bridle/testing';
 import { describe, expect, it } from 'vitest';
-import { gatedModel, json, readSse, startTestServer } from './helpers';
+import { gatedModel, json, readSse, readSseFrames, startTestServer } from './helpers';
 
 const SSE = { 'content-type': 'application/json', accept: 'text/event-stream' };
 
@@ -52,6 +52,17 @@ describe('POST /api/chat with Accept: text/event-stream', () => {
     const sequences = events.map((event) => event.sequence as number);
     expect([...sequences].sort((a, b) => a - b)).toEqual(sequences);
     expect(new Set(events.map((event) => event.runId)).size).toBe(1);
+  });
+
+  it('gives every frame id: <event sequence> and event: <event type>', async () => {
+    const model = scriptedModel([{ content: 'Two words.' }], { stream: true });
+    const server = await startTestServer({ model });
+    const frames = await readSseFrames(await streamChat(server.url, { prompt: 'x' }));
+    expect(frames.map((frame) => frame.event)).toEqual(['text_delta', 'text_delta', 'run_end']);
+    for (const frame of frames) {
+      expect(frame.id).toBe(String(frame.data.sequence));
+      expect(frame.event).toBe(frame.data.type);
+    }
   });
 
   it('never lets model text forge an event: every frame is one JSON line', async () => {

@@ -101,8 +101,12 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext, 
                   maxBufferBytes: context.config.maxSseBufferBytes,
                   onOverflow: () => slot.abort(new Error('the client reads the event stream too slowly')),
                 });
-                if (STREAMED.has(event.type))
-                  sse.send(event.type === 'run_end' ? { ...event, sessionId: session.id } : event);
+                if (STREAMED.has(event.type)) {
+                  sse.send(event.type === 'run_end' ? { ...event, sessionId: session.id } : event, {
+                    id: event.sequence,
+                    event: event.type,
+                  });
+                }
               },
             }
           : {}),
