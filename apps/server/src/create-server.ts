@@ -3,24 +3,23 @@ import { resolveModel } from '@bridle/models';
 import { ConfigError } from '@bridle/protocol';
 import { analystSkill, assistantSkill } from '@bridle/skills';
 import Fastify, { type FastifyInstance } from 'fastify';
+import packageJson from '../package.json' with { type: 'json' };
 import { bearerCheck, bearerMatches } from './auth';
 import { BatchJobs } from './batch-jobs';
-import { installErrorHandling, sendNotFound } from './error-handler';
+import { installErrorHandling } from './error-handler';
 import { guardModel, type ModelErrorLogger } from './guard-model';
 import { hostOriginGuard } from './host-origin-guard';
 import { isLoopbackHost } from './loopback';
 import { redactCredentials } from './redact-credentials';
-import { registerBatchRoutes } from './routes/batch-route';
-import { registerChatRoute } from './routes/chat-route';
-import { registerHealthRoutes } from './routes/health-routes';
-import { registerSessionRoutes } from './routes/session-routes';
-import { registerWebRoutes } from './routes/web-routes';
+import { registerPlugins } from './register-plugins';
+import { registerRoutes } from './register-routes';
+import { resolveSkills } from './resolve-skills';
 import { RunLimiter } from './run-limiter';
 import { buildRunProfiles } from './run-profiles';
 import { formatSchemaErrors, requestSchemas } from './schemas';
 import { resolveServerConfig, type ServerConfig } from './server-config';
 import type { ModelSource, ServerContext } from './server-context';
-import { ServerError } from './server-error';
+import { defaultLogger } from './server-logger';
 import type { ServerOptions } from './server-options';
 import { MemorySessionStore } from './session-store';
 
@@ -82,7 +81,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
   }
   const env = options.env ?? process.env;
   const app = Fastify({
-    logger: options.logger ?? { level: env.LOG_LEVEL ?? 'info' },
+    logger: options.logger ?? defaultLogger(env),
     genReqId: () => randomUUID(),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
@@ -97,6 +96,10 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
     schemaErrorFormatter: (errors, dataVar) => formatSchemaErrors(errors as never, dataVar),
   });
+  const base = {
+    ...(options.system === undefined ? {} : { system: options.system }),
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
+  };
   const context: ServerContext = {
     config,
     limiter: new RunLimiter(config.maxConcurrentRuns),
@@ -109,11 +112,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
       }),
     busySessions: new Set(),
     jobs: new BatchJobs({ maxJobs: config.maxBatchJobs, ttlMs: config.batchJobTtlMs }),
-    profiles: buildRunProfiles({
-      ...(options.system === undefined ? {} : { system: options.system }),
-      ...(options.tools === undefined ? {} : { tools: options.tools }),
-      skills: options.skills ?? [assistantSkill(), analystSkill()],
-    }),
+    profiles: buildRunProfiles({ ...base, skills: options.skills ?? [assistantSkill(), analystSkill()] }),
     modelSource: modelSource(options, (error, modelId) =>
       app.log.error({ err: error, modelId: redactCredentials(modelId) }, 'the model failed with an unexpected error'),
     ),
@@ -128,6 +127,15 @@ export function createServer(options: ServerOptions = {}): BridleServer {
   const schemas = requestSchemas(config);
 
   installErrorHandling(app);
+  registerPlugins(app, config, packageJson.version);
+  if (config.skillNames && !options.skills) {
+    const names = config.skillNames;
+    // Skill folders are read once at startup (before the routes): a bad one makes listen() reject.
+    app.register(async () => {
+      const skills = await resolveSkills(names, process.cwd());
+      context.profiles = buildRunProfiles({ ...base, skills, defaultSkill: (skills[0] as { name: string }).name });
+    });
+  }
   // Only JSON bodies: Fastify's default text/plain parser would let a cross-site form or `fetch` without a
   // preflight reach the routes; such a request gets 415 with the content type to use instead.
   app.removeContentTypeParser('text/plain');
@@ -136,41 +144,13 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     reply.header('x-request-id', request.id);
     done();
   });
-  app.addHook('onRequest', hostOriginGuard({ allowedHosts: config.allowedHosts, allowedOrigins: [] }));
+  app.addHook('onRequest', hostOriginGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.corsOrigins }));
   // While shutting down, a finished response also ends its connection, so clients reconnect elsewhere.
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (context.state.shuttingDown) reply.header('connection', 'close');
     done(null, payload);
   });
-  registerHealthRoutes(app, context);
-  registerWebRoutes(app);
-  const checkToken = config.apiToken ? bearerCheck(config.apiToken) : undefined;
-  app.register(
-    async (api) => {
-      api.addHook('onRequest', (request, _reply, done) => {
-        if (context.state.shuttingDown) {
-          done(
-            new ServerError('shutting_down', 'The server is shutting down: retry on another instance.', {
-              retryAfterSeconds: 5,
-            }),
-          );
-          return;
-        }
-        try {
-          checkToken?.(request);
-          done();
-        } catch (error) {
-          done(error as Error);
-        }
-      });
-      // Unknown /api paths answer 404 only after the token check: route names cannot be probed without it.
-      api.setNotFoundHandler(sendNotFound);
-      registerChatRoute(api, context, schemas.chatBody);
-      registerSessionRoutes(api, context, schemas.idParams);
-      registerBatchRoutes(api, context, { body: schemas.batchBody, params: schemas.idParams });
-    },
-    { prefix: '/api' },
-  );
+  registerRoutes(app, context, schemas, config.apiToken ? bearerCheck(config.apiToken) : undefined);
   if ('error' in context.modelSource) app.log.warn(`not ready: ${context.modelSource.error}`);
   if (!isLoopbackHost(config.host) && config.allowedHosts.length === 0) {
     app.log.warn(

@@ -8,6 +8,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  model_not_found: 404,
+  rate_limited: 429,
   session_busy: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -29,7 +29,13 @@ function profile(system: string | undefined, tools: Tool[]): RunProfile {
  * Composes every skill with the base system prompt and tools up front, so a clash is a `ConfigError`
  * at startup (not a failure of some later request) and requests pay nothing for it.
  */
-export function buildRunProfiles(options: { system?: string; tools?: Tool[]; skills: readonly Skill[] }): RunProfiles {
+export function buildRunProfiles(options: {
+  system?: string;
+  tools?: Tool[];
+  skills: readonly Skill[];
+  /** The skill of requests that name none; default none (the base profile). */
+  defaultSkill?: string;
+}): RunProfiles {
   const base = profile(options.system, [...(options.tools ?? [])]);
   const bySkill = new Map<string, RunProfile>();
   for (const skill of options.skills) {
@@ -42,7 +48,7 @@ export function buildRunProfiles(options: { system?: string; tools?: Tool[]; ski
   const skillNames = [...bySkill.keys()];
   return {
     skillNames,
-    get(skill) {
+    get(skill = options.defaultSkill) {
       if (skill === undefined) return base;
       const found = bySkill.get(skill);
       if (!found) {

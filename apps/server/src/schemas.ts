@@ -22,6 +22,8 @@ export interface BatchBody {
   maxSteps?: number;
 }
 
+/** A message's content: a string, text parts, or null (checked in detail by the route). */
+const TEXT_CONTENT = { anyOf: [{ type: 'string' }, { type: 'array' }, { type: 'null' }] };
 const UUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 const SKILL = { type: 'string', pattern: '^[a-zA-Z][a-zA-Z0-9_-]{0,63}$' };
 
@@ -58,6 +60,56 @@ export function requestSchemas(config: ServerConfig) {
         },
         skill: SKILL,
         maxSteps,
+      },
+    },
+    openAIChatBody: {
+      type: 'object',
+      required: ['model', 'messages'],
+      properties: {
+        model: { type: 'string', description: 'bridle:<skill> (see GET /v1/models)' },
+        messages: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 100_000,
+          items: {
+            type: 'object',
+            required: ['role'],
+            properties: { role: { type: 'string' }, content: TEXT_CONTENT },
+          },
+        },
+        stream: { type: ['boolean', 'null'] },
+        stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
+        n: { type: ['integer', 'null'] },
+        tools: { type: ['array', 'null'] },
+      },
+    },
+    openAIResponsesBody: {
+      type: 'object',
+      required: ['model', 'input'],
+      properties: {
+        model: { type: 'string', description: 'bridle:<skill> (see GET /v1/models)' },
+        input: {
+          anyOf: [
+            { type: 'string', minLength: 1 },
+            {
+              type: 'array',
+              minItems: 1,
+              maxItems: 100_000,
+              items: {
+                type: 'object',
+                properties: {
+                  type: { type: 'string' },
+                  role: { type: 'string' },
+                  content: TEXT_CONTENT,
+                },
+              },
+            },
+          ],
+        },
+        instructions: { type: ['string', 'null'] },
+        stream: { type: ['boolean', 'null'] },
+        previous_response_id: { type: ['string', 'null'] },
+        tools: { type: ['array', 'null'] },
       },
     },
     idParams: {

@@ -8,6 +8,12 @@ export interface ServerConfig {
   apiToken?: string;
   /** Host names (lower case, no port) accepted in `Host` besides the loopback ones. */
   allowedHosts: string[];
+  /** Origins (`scheme://host[:port]`) allowed by CORS and to make state-changing requests; empty: CORS off. */
+  corsOrigins: string[];
+  /** Requests per window per API token (else per client address) on `/api`, `/v1` and `/openapi.json`; none: no limit. */
+  rateLimit?: RateLimit;
+  /** Skills (built-in names or SKILL.md folders) that replace the default ones; the first is the default of `/api/chat`. */
+  skillNames?: string[];
   maxConcurrentRuns: number;
   runTimeoutMs: number;
   shutdownGraceMs: number;
@@ -29,7 +35,18 @@ export interface ServerConfig {
   maxSseBufferBytes: number;
 }
 
-type NumberSetting = Exclude<keyof ServerConfig, 'host' | 'apiToken' | 'allowedHosts'>;
+/** A parsed `BRIDLE_RATE_LIMIT`. */
+export interface RateLimit {
+  max: number;
+  timeWindowMs: number;
+  /** As written: `10/s`, `600/min`. */
+  text: string;
+}
+
+type NumberSetting = Exclude<
+  keyof ServerConfig,
+  'host' | 'apiToken' | 'allowedHosts' | 'corsOrigins' | 'rateLimit' | 'skillNames'
+>;
 
 /** Each numeric setting: its environment variable (if any), default and least value. */
 const NUMBERS: Record<NumberSetting, { env?: string; fallback: number; least: number }> = {
@@ -92,7 +109,55 @@ export function resolveServerConfig(options: ServerOptions = {}): ServerConfig {
       'BRIDLE_API_TOKEN must be at least 16 characters without spaces (e.g. the output of `openssl rand -hex 32`).',
     );
   }
-  return { ...numbers, host, ...(token ? { apiToken: token } : {}), allowedHosts: readAllowedHosts(options, env) };
+  const rateLimit = readRateLimit(options, env);
+  const skillNames = readList(options.skill, env.BRIDLE_SKILL);
+  return {
+    ...numbers,
+    host,
+    ...(token ? { apiToken: token } : {}),
+    allowedHosts: readAllowedHosts(options, env),
+    corsOrigins: readCorsOrigins(options, env),
+    ...(rateLimit ? { rateLimit } : {}),
+    ...(skillNames.length > 0 ? { skillNames } : {}),
+  };
+}
+
+/** An option (string or list) or else a comma list from the environment, trimmed, without empty entries. */
+function readList(given: string | readonly string[] | undefined, fromEnv: string | undefined): string[] {
+  const entries =
+    given === undefined ? (fromEnv ?? '').split(',') : typeof given === 'string' ? given.split(',') : given;
+  return entries.map((value) => value.trim()).filter(Boolean);
+}
+
+function readCorsOrigins(options: ServerOptions, env: ServerOptions['env'] & object): string[] {
+  return readList(options.corsOrigins, env.BRIDLE_CORS_ORIGINS).map((entry) => {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      origin = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined || origin !== entry.replace(/\/$/, '')) {
+      throw new ConfigError(
+        `Invalid BRIDLE_CORS_ORIGINS entry "${entry}": write origins as scheme://host[:port], without path or wildcard (e.g. BRIDLE_CORS_ORIGINS=https://app.example.com,http://localhost:5173).`,
+      );
+    }
+    return origin;
+  });
+}
+
+function readRateLimit(options: ServerOptions, env: ServerOptions['env'] & object): RateLimit | undefined {
+  const text = (options.rateLimit ?? env.BRIDLE_RATE_LIMIT ?? '').trim();
+  if (text === '') return undefined;
+  const match = /^(\d{1,9})\s*\/\s*(s|min)$/.exec(text);
+  const max = match ? Number(match[1]) : 0;
+  if (!match || max < 1) {
+    throw new ConfigError(
+      `Invalid BRIDLE_RATE_LIMIT "${text}": write <n>/s or <n>/min with n at least 1 (e.g. BRIDLE_RATE_LIMIT=10/s or --rate-limit 600/min).`,
+    );
+  }
+  return { max, timeWindowMs: match[2] === 's' ? 1000 : 60_000, text };
 }
 
 /** A host name or an IP address literal (IPv6 in brackets), without scheme, port or path. */
@@ -100,10 +165,8 @@ const HOST_NAME =
   /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])$/;
 
 function readAllowedHosts(options: ServerOptions, env: ServerOptions['env'] & object): string[] {
-  const given = options.allowedHosts;
-  const entries = given ?? (env.BRIDLE_ALLOWED_HOSTS ?? '').split(',');
   const hosts: string[] = [];
-  for (const entry of entries.map((value) => value.trim()).filter(Boolean)) {
+  for (const entry of readList(options.allowedHosts, env.BRIDLE_ALLOWED_HOSTS)) {
     if (!HOST_NAME.test(entry.toLowerCase())) {
       throw new ConfigError(
         `Invalid BRIDLE_ALLOWED_HOSTS entry "${entry}": write host names only, without scheme, port or wildcard (e.g. BRIDLE_ALLOWED_HOSTS=bridle.internal,10.0.0.5).`,

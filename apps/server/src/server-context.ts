@@ -19,7 +19,8 @@ export interface ServerContext {
   /** Sessions with a run in flight: a second run on one session at once would lose one of the two. */
   readonly busySessions: Set<string>;
   readonly jobs: BatchJobs;
-  readonly profiles: RunProfiles;
+  /** Replaced once at startup when skills are loaded from folders (`BRIDLE_SKILL`). */
+  profiles: RunProfiles;
   readonly modelSource: ModelSource;
   readonly agent: ServerAgentOptions;
   readonly state: { shuttingDown: boolean };

@@ -6,6 +6,8 @@ export type ServerErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'model_not_found'
+  | 'rate_limited'
   | 'session_busy'
   | 'payload_too_large'
   | 'unsupported_media_type'

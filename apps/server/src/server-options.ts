@@ -34,6 +34,24 @@ export interface ServerOptions {
    * from other machines.
    */
   allowedHosts?: readonly string[];
+  /**
+   * `BRIDLE_CORS_ORIGINS` (comma list of `scheme://host[:port]`): browser pages on these origins may call
+   * the API (CORS headers are sent for them, and their state-changing requests pass the `Origin` check).
+   * Default none: CORS is off.
+   */
+  corsOrigins?: readonly string[];
+  /**
+   * `BRIDLE_RATE_LIMIT`: `<n>/s` or `<n>/min` requests per API token (per client address when the server
+   * has no token), shared by `/api`, `/v1` and `/openapi.json`; beyond, 429 with `Retry-After`. `/health`
+   * and `/ready` are exempt. Default: no limit.
+   */
+  rateLimit?: string;
+  /**
+   * `BRIDLE_SKILL` (comma list): the skills offered, each a built-in name (`assistant`, `analyst`) or a
+   * folder with a SKILL.md; they replace the default ones (unless `skills` is given) and the first is the
+   * skill of `/api/chat` requests that name none. `/v1/models` lists them as `bridle:<name>`.
+   */
+  skill?: string | readonly string[];
   /** `BRIDLE_MAX_CONCURRENT_RUNS`, default 16: runs (chat and batch items) at once; chat gets 503 beyond. */
   maxConcurrentRuns?: number;
   /** `BRIDLE_RUN_TIMEOUT_MS`, default 120000: the deadline of each run. */

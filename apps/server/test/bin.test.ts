@@ -33,7 +33,8 @@ function startBin(env: Record<string, string>) {
   return { child, url, exited, output: () => output };
 }
 
-describe('bridle-server (the bin)', () => {
+// Each case starts a real process through tsx: slow on a loaded machine, hence the longer timeout.
+describe('bridle-server (the bin)', { timeout: 60_000 }, () => {
   it('on SIGTERM lets the grace period pass, aborts the running run, answers its client and exits 0', async () => {
     const fake = await fakeOpenAIServer([{ type: 'hang' }]);
     try {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
-import { duration, positiveInteger } from '../parse-options';
+import { collect, duration, positiveInteger } from '../parse-options';
 
 interface ServeFlags {
   host?: string;
@@ -11,7 +11,17 @@ interface ServeFlags {
   shutdownGrace?: number;
   model?: string;
   system?: string;
+  skill?: string[];
+  allowedHosts?: string;
+  corsOrigins?: string;
+  rateLimit?: string;
 }
+
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
 
 function port(value: string): number {
   return value === '0' ? 0 : positiveInteger(value);
@@ -20,7 +30,7 @@ function port(value: string): number {
 /** `bridle serve`: starts the `@bridle/server` HTTP API (flags win over the environment variables). */
 export function serveCommand(context: CommandContext): Command {
   return new Command('serve')
-    .description('Start the Bridle HTTP server (POST /api/chat with SSE, sessions, batch jobs)')
+    .description('Start the Bridle HTTP server (/api with SSE, sessions, batch jobs; OpenAI-compatible /v1)')
     .option('--host <host>', 'interface to bind ($HOST, default 127.0.0.1; other hosts need BRIDLE_API_TOKEN)')
     .option('--port <port>', 'port ($PORT, default 3000; 0 picks a free one)', port)
     .option(
@@ -36,6 +46,17 @@ export function serveCommand(context: CommandContext): Command {
     )
     .option('-m, --model <id>', 'model id (default: $BRIDLE_MODEL, else from the API key present)')
     .option('--system <text>', 'system prompt of every run')
+    .option(
+      '-s, --skill <name-or-dir>',
+      'a skill to offer, repeatable: assistant, analyst or a SKILL.md folder; the first is the default ($BRIDLE_SKILL)',
+      collect,
+    )
+    .option('--allowed-hosts <names>', 'host names accepted in Host besides loopback ones ($BRIDLE_ALLOWED_HOSTS)')
+    .option(
+      '--cors-origins <origins>',
+      'origins allowed by CORS, comma list (default none: CORS off; $BRIDLE_CORS_ORIGINS)',
+    )
+    .option('--rate-limit <n/s|n/min>', 'requests per API token, else per address ($BRIDLE_RATE_LIMIT; default none)')
     .addHelpText(
       'after',
       '\nThe API token is read from BRIDLE_API_TOKEN only (never a flag, so it stays out of process lists).',
@@ -60,6 +81,10 @@ async function serve(context: CommandContext, flags: ServeFlags): Promise<number
     ...(flags.shutdownGrace === undefined ? {} : { shutdownGraceMs: flags.shutdownGrace }),
     ...(flags.model === undefined ? {} : { modelId: flags.model }),
     ...(flags.system === undefined ? {} : { system: flags.system }),
+    ...(flags.skill === undefined ? {} : { skill: flags.skill }),
+    ...(flags.allowedHosts === undefined ? {} : { allowedHosts: list(flags.allowedHosts) }),
+    ...(flags.corsOrigins === undefined ? {} : { corsOrigins: list(flags.corsOrigins) }),
+    ...(flags.rateLimit === undefined ? {} : { rateLimit: flags.rateLimit }),
   });
   io.stderr.write(`bridle serve: listening on ${server.url} (Ctrl-C or SIGTERM stops it gracefully)\n`);
   await new Promise<void>((resolve) => {

@@ -24,69 +24,81 @@ export function registerBatchRoutes(
   context: ServerContext,
   schemas: { body: object; params: object },
 ): void {
-  app.post<{ Body: BatchBody }>('/batch', { schema: { body: schemas.body } }, async (request, reply) => {
-    const body = request.body;
-    for (const [index, item] of body.items.entries()) {
-      checkPromptLength(context.config, item.prompt, `items[${index}].prompt`);
-    }
-    const model = requireModel(context);
-    const profile = context.profiles.get(body.skill);
-    const job = context.jobs.create(body.items.length);
-    const run = async (item: BatchItemBody, { signal, onEvent }: BatchRunContext): Promise<BatchRunOutcome> => {
-      const slot = await context.limiter.acquire(signal);
-      if (!slot) return { status: 'aborted', error: 'the batch job was cancelled before this item started' };
-      try {
-        const maxSteps = item.maxSteps ?? body.maxSteps;
-        return await runAgent({
-          ...context.agent,
-          model,
-          tools: profile.tools,
-          ...(profile.system === undefined ? {} : { system: profile.system }),
-          prompt: item.prompt,
-          ...(maxSteps === undefined ? {} : { maxSteps }),
-          timeoutMs: context.config.runTimeoutMs,
-          signal: AbortSignal.any([signal, slot.signal]),
-          onEvent,
-        });
-      } finally {
-        slot.release();
+  app.post<{ Body: BatchBody }>(
+    '/batch',
+    { schema: { body: schemas.body, summary: 'Start a batch job', tags: ['api'] } },
+    async (request, reply) => {
+      const body = request.body;
+      for (const [index, item] of body.items.entries()) {
+        checkPromptLength(context.config, item.prompt, `items[${index}].prompt`);
       }
-    };
-    job.done = runBatch(body.items, {
-      run,
-      concurrency: context.config.batchConcurrency,
-      readOnlyTools: profile.readOnlyTools,
-      signal: job.controller.signal,
-      onResult: (result) => {
-        job.results[result.index] = result;
-      },
-      onProgress: (progress) => {
-        job.progress = progress;
-      },
-    }).then(
-      () => {
-        job.finishedAt = Date.now();
-        request.log.info({ jobId: job.id, progress: job.progress }, 'batch job finished');
-      },
-      (error: unknown) => {
-        job.finishedAt = Date.now();
-        request.log.error({ err: error, jobId: job.id }, 'batch job failed');
-      },
-    );
-    return reply.code(202).header('location', `/api/batch/${job.id}`).send(viewJob(job));
-  });
+      const model = requireModel(context);
+      const profile = context.profiles.get(body.skill);
+      const job = context.jobs.create(body.items.length);
+      const run = async (item: BatchItemBody, { signal, onEvent }: BatchRunContext): Promise<BatchRunOutcome> => {
+        const slot = await context.limiter.acquire(signal);
+        if (!slot) return { status: 'aborted', error: 'the batch job was cancelled before this item started' };
+        try {
+          const maxSteps = item.maxSteps ?? body.maxSteps;
+          return await runAgent({
+            ...context.agent,
+            model,
+            tools: profile.tools,
+            ...(profile.system === undefined ? {} : { system: profile.system }),
+            prompt: item.prompt,
+            ...(maxSteps === undefined ? {} : { maxSteps }),
+            timeoutMs: context.config.runTimeoutMs,
+            signal: AbortSignal.any([signal, slot.signal]),
+            onEvent,
+          });
+        } finally {
+          slot.release();
+        }
+      };
+      job.done = runBatch(body.items, {
+        run,
+        concurrency: context.config.batchConcurrency,
+        readOnlyTools: profile.readOnlyTools,
+        signal: job.controller.signal,
+        onResult: (result) => {
+          job.results[result.index] = result;
+        },
+        onProgress: (progress) => {
+          job.progress = progress;
+        },
+      }).then(
+        () => {
+          job.finishedAt = Date.now();
+          request.log.info({ jobId: job.id, progress: job.progress }, 'batch job finished');
+        },
+        (error: unknown) => {
+          job.finishedAt = Date.now();
+          request.log.error({ err: error, jobId: job.id }, 'batch job failed');
+        },
+      );
+      return reply.code(202).header('location', `/api/batch/${job.id}`).send(viewJob(job));
+    },
+  );
 
-  app.get<{ Params: { id: string } }>('/batch/:id', { schema: { params: schemas.params } }, async (request) => {
-    const job = context.jobs.get(request.params.id);
-    if (!job) throw jobNotFound(request.params.id);
-    return viewJob(job);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/batch/:id',
+    { schema: { params: schemas.params, summary: 'A batch job: progress and finished results', tags: ['api'] } },
+    async (request) => {
+      const job = context.jobs.get(request.params.id);
+      if (!job) throw jobNotFound(request.params.id);
+      return viewJob(job);
+    },
+  );
 
-  app.delete<{ Params: { id: string } }>('/batch/:id', { schema: { params: schemas.params } }, async (request) => {
-    const job = context.jobs.get(request.params.id);
-    if (!job) throw jobNotFound(request.params.id);
-    context.jobs.cancel(job.id);
-    await job.done;
-    return viewJob(job);
-  });
+  app.delete<{ Params: { id: string } }>(
+    '/batch/:id',
+    { schema: { params: schemas.params, summary: 'Cancel a batch job', tags: ['api'] } },
+    async (request) => {
+      const job = context.jobs.get(request.params.id);
+      if (!job) throw jobNotFound(request.params.id);
+      context.jobs.cancel(job.id);
+      await job.done;
+      return viewJob(job);
+    },
+  );
 }

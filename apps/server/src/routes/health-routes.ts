@@ -11,8 +11,13 @@ import { ServerError } from '../server-error';
  * flight. The model id never shows credentials (user info and query strings of its URL are removed).
  */
 export function registerHealthRoutes(app: FastifyInstance, context: ServerContext): void {
-  app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/ready', async (request) => {
+  // Probes are never rate limited, and need no token (`security: []` in the OpenAPI document).
+  const probe = (summary: string) => ({
+    config: { rateLimit: false },
+    schema: { summary, tags: ['health'], security: [] },
+  });
+  app.get('/health', probe('Liveness: the process answers'), async () => ({ status: 'ok' }));
+  app.get('/ready', probe('Readiness: a model is configured and the server is not shutting down'), async (request) => {
     if (context.state.shuttingDown) throw new ServerError('shutting_down', 'The server is shutting down.');
     const authorized = context.isAuthorized(request);
     if (!authorized && 'error' in context.modelSource) {

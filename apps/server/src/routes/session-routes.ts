@@ -6,7 +6,7 @@ import { ServerError } from '../server-error';
 export function registerSessionRoutes(app: FastifyInstance, context: ServerContext, paramsSchema: object): void {
   app.delete<{ Params: { id: string } }>(
     '/sessions/:id',
-    { schema: { params: paramsSchema } },
+    { schema: { params: paramsSchema, summary: 'Forget a session', tags: ['api'] } },
     async (request, reply) => {
       const { id } = request.params;
       if (context.busySessions.has(id)) {

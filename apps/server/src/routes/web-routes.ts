@@ -39,7 +39,8 @@ export function registerWebRoutes(app: FastifyInstance): void {
     reply.header('cross-origin-resource-policy', 'same-origin');
   };
   if (!root) {
-    app.get('/', async (_request, reply) => {
+    // Hidden from /openapi.json, like the static routes (@fastify/static's schemaHide).
+    app.get('/', { schema: { hide: true } }, async (_request, reply) => {
       secure(reply);
       reply.code(503).type('text/plain; charset=utf-8');
       return 'The web inspector is not built: run `pnpm --filter @bridle/server build`.\n';

@@ -1,0 +1,74 @@
+import { type AgentResult, runAgent } from '@bridle/core';
+import type { RunEvent } from '@bridle/events';
+import type { Message } from '@bridle/protocol';
+import type { FastifyReply } from 'fastify';
+import { checkPromptLength } from '../input-bounds';
+import type { RunProfile } from '../run-profiles';
+import { requireModel, type ServerContext } from '../server-context';
+import { ServerError } from '../server-error';
+import { transcriptChars } from '../session-store';
+import type { AgentInput } from './openai-input';
+import { systemWithInstructions } from './openai-input';
+
+/** Options of {@link runForClient}. */
+export interface RunForClientOptions {
+  profile: RunProfile;
+  input: AgentInput;
+  /** Stream the model's text (`text_delta` events). */
+  stream: boolean;
+  onEvent?: (event: RunEvent) => void;
+}
+
+/**
+ * Checks the input against the server's bounds (the prompt: `BRIDLE_MAX_PROMPT_CHARS`; the whole
+ * conversation: `BRIDLE_MAX_SESSION_CHARS`; both 413), takes a run slot (503 when full) and runs the
+ * agent. The client's connection closing aborts the run. Tools that require approval are denied: nobody
+ * can approve on `/v1` (the server's `approve` hook is not used here).
+ */
+export async function runForClient(
+  context: ServerContext,
+  reply: FastifyReply,
+  options: RunForClientOptions,
+): Promise<AgentResult> {
+  const messages: Message[] = options.input.messages;
+  checkPromptLength(context.config, (messages.at(-1) as Message).content);
+  const chars = transcriptChars(messages);
+  if (chars > context.config.maxSessionChars) {
+    throw new ServerError(
+      'payload_too_large',
+      `The conversation has ${chars} characters (as JSON), more than BRIDLE_MAX_SESSION_CHARS=${context.config.maxSessionChars}: send fewer earlier messages.`,
+    );
+  }
+  const model = requireModel(context);
+  const slot = context.limiter.tryAcquire();
+  if (!slot) {
+    throw new ServerError(
+      'busy',
+      `The server is running its maximum of ${context.config.maxConcurrentRuns} runs: retry shortly.`,
+      { retryAfterSeconds: 1 },
+    );
+  }
+  const onClose = () => {
+    if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
+  };
+  reply.raw.once('close', onClose);
+  const { approve: _unused, ...agent } = context.agent;
+  const system = systemWithInstructions(options.profile.system, options.input.instructions);
+  try {
+    return await runAgent({
+      ...agent,
+      model,
+      tools: options.profile.tools,
+      ...(system === undefined ? {} : { system }),
+      messages,
+      timeoutMs: context.config.runTimeoutMs,
+      signal: slot.signal,
+      stream: options.stream,
+      // The server's own observers (from `agent.onEvent`) hear the run too.
+      onEvent: [agent.onEvent ?? [], options.onEvent ?? []].flat(),
+    });
+  } finally {
+    reply.raw.off('close', onClose);
+    slot.release();
+  }
+}

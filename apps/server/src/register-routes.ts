@@ -1,0 +1,73 @@
+import type { FastifyInstance, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { sendNotFound } from './error-handler';
+import { installOpenAIErrorHandling } from './openai/openai-error';
+import { registerBatchRoutes } from './routes/batch-route';
+import { registerChatRoute } from './routes/chat-route';
+import { registerHealthRoutes } from './routes/health-routes';
+import { registerOpenAIChatRoute } from './routes/openai-chat-route';
+import { registerOpenAIModelsRoutes } from './routes/openai-models-route';
+import { registerOpenAIResponsesRoute } from './routes/openai-responses-route';
+import { registerSessionRoutes } from './routes/session-routes';
+import { registerWebRoutes } from './routes/web-routes';
+import type { requestSchemas } from './schemas';
+import type { ServerContext } from './server-context';
+import { ServerError } from './server-error';
+
+/**
+ * Registers every route: `/health` and `/ready` (open, not rate limited), the web inspector at `/`
+ * (its page is public; its API calls carry the token), and behind the token check
+ * `/openapi.json`, `/api/*` (Bridle's error shape) and `/v1/*` (OpenAI's error shape). Unknown paths
+ * under `/api` and `/v1` answer 404 only after the token check: route names cannot be probed without it.
+ */
+export function registerRoutes(
+  app: FastifyInstance,
+  context: ServerContext,
+  schemas: ReturnType<typeof requestSchemas>,
+  checkToken: ((request: FastifyRequest) => void) | undefined,
+): void {
+  // Callback style: it runs on every request, and an async hook costs a promise each.
+  const guard = (request: FastifyRequest, _reply: unknown, done: HookHandlerDoneFunction) => {
+    if (context.state.shuttingDown) {
+      done(
+        new ServerError('shutting_down', 'The server is shutting down: retry on another instance.', {
+          retryAfterSeconds: 5,
+        }),
+      );
+      return;
+    }
+    try {
+      checkToken?.(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  };
+  app.register(async (root) => {
+    registerHealthRoutes(root, context);
+    registerWebRoutes(root);
+    root.register(async (docs) => {
+      docs.addHook('onRequest', guard);
+      docs.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    });
+  });
+  app.register(
+    async (api) => {
+      api.addHook('onRequest', guard);
+      api.setNotFoundHandler(sendNotFound);
+      registerChatRoute(api, context, schemas.chatBody);
+      registerSessionRoutes(api, context, schemas.idParams);
+      registerBatchRoutes(api, context, { body: schemas.batchBody, params: schemas.idParams });
+    },
+    { prefix: '/api' },
+  );
+  app.register(
+    async (v1) => {
+      v1.addHook('onRequest', guard);
+      installOpenAIErrorHandling(v1);
+      registerOpenAIModelsRoutes(v1, context);
+      registerOpenAIChatRoute(v1, context, { body: schemas.openAIChatBody });
+      registerOpenAIResponsesRoute(v1, context, { body: schemas.openAIResponsesBody });
+    },
+    { prefix: '/v1' },
+  );
+}
