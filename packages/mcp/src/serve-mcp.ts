@@ -1,0 +1,167 @@
+import type { Readable, Writable } from 'node:stream';
+import { boundToolResult } from '@bridle/context';
+import { ConfigError, describeValue, type Tool } from '@bridle/protocol';
+import { ToolRegistry } from '@bridle/registry';
+import { type CallToolResult, Server } from '@modelcontextprotocol/server';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { runSerially } from './run-serially';
+
+/** Options of {@link serveMcp}. */
+export interface ServeMcpOptions {
+  /** The server name MCP clients see. Default `bridle`. */
+  name?: string;
+  version?: string;
+  /** Told to clients at the handshake (e.g. a skill's instructions). */
+  instructions?: string;
+  /** Results longer than this are cut (head and tail kept, with a marker), as in Bridle's own loop. Default 100000. */
+  maxResultChars?: number;
+  /** Bounds each call in milliseconds; the tool's signal aborts then. Default: no bound. */
+  timeoutMs?: number;
+  /** Default `process.stdin` / `process.stdout`. */
+  stdin?: Readable;
+  stdout?: Writable;
+  /** Transport-level errors (a bad line from the client). Default: ignored. Never receives tool errors. */
+  onError?: (error: Error) => void;
+}
+
+/** A running MCP server. */
+export interface McpServeHandle {
+  /** Resolves when the client disconnects (its end of stdin closed) or {@link close} was called. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Same default as the loop's `context.maxToolResultChars`. */
+const DEFAULT_MAX_RESULT_CHARS = 100_000;
+let connections = 0;
+
+function positiveInteger(value: unknown, name: string): void {
+  if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)) {
+    throw new ConfigError(`serveMcp: ${name} must be a positive integer, got ${describeValue(value)}.`);
+  }
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function resultText(value: unknown, name: string): { text: string; isError: boolean } {
+  if (typeof value === 'string') return { text: value, isError: false };
+  try {
+    return { text: JSON.stringify(value) ?? 'null', isError: false };
+  } catch (error) {
+    return {
+      text: `Tool ${name} returned a result that cannot be converted to JSON: ${(error as Error).message}`,
+      isError: true,
+    };
+  }
+}
+
+/**
+ * Serves Bridle tools to any MCP client over stdio (both the 2026-07-28 and the 2025 protocol). Each
+ * tool is listed with its JSON Schema and annotations (`readOnlyHint`, `destructiveHint`,
+ * `idempotentHint`); arguments are validated by the same registry as in Bridle's own loop before
+ * `execute` runs, so a tool's jail and limits hold exactly as there. Refusals (invalid arguments, an
+ * unknown tool, a tool that throws) are `isError` results with the loop's wording. Tools that are not
+ * read-only run one at a time; approval is the MCP client's (its user sees the annotations).
+ * Throws `ConfigError` for invalid tools or options.
+ */
+export function serveMcp(tools: readonly Tool[], options: ServeMcpOptions = {}): McpServeHandle {
+  const registry = new ToolRegistry(tools);
+  positiveInteger(options.maxResultChars, 'maxResultChars');
+  positiveInteger(options.timeoutMs, 'timeoutMs');
+  const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+  const runId = `mcp-${process.pid}-${++connections}`;
+  const serial = runSerially();
+  const listed = registry.tools().map((tool) => {
+    const readOnly = tool.readOnly === true;
+    return {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: registry.definitions().find((definition) => definition.name === tool.name)?.parameters as {
+        type: 'object';
+      },
+      annotations: {
+        readOnlyHint: readOnly,
+        destructiveHint: !readOnly,
+        idempotentHint: readOnly || tool.idempotent === true,
+        openWorldHint: false,
+      },
+    };
+  });
+
+  async function call(name: string, args: unknown, signal: AbortSignal, id: string): Promise<CallToolResult> {
+    const checked = registry.validate(name, args ?? {});
+    if (!checked.ok) {
+      const unknown = !registry.has(name);
+      return errorResult(
+        unknown ? (checked.errors[0] ?? `Unknown tool: ${name}`) : `Invalid arguments: ${checked.errors.join('; ')}`,
+      );
+    }
+    const tool = registry.get(name) as Tool;
+    const controller = new AbortController();
+    const abort = () => controller.abort(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => controller.abort(new Error(`Timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    const run = async () =>
+      tool.execute(checked.value, {
+        signal: controller.signal,
+        callId: id,
+        runId,
+        idempotencyKey: `${runId}:${id}`,
+      });
+    try {
+      const value = await (tool.readOnly === true ? run() : serial(run));
+      const { text, isError } = resultText(value, name);
+      const content = boundToolResult(text, maxResultChars);
+      return { content: [{ type: 'text', text: content }], isError };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return errorResult(
+        controller.signal.aborted && timer !== undefined && !signal.aborted
+          ? `Timed out after ${options.timeoutMs} ms: ${message}`
+          : message,
+      );
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', abort);
+    }
+  }
+
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const transport = new StdioServerTransport(stdin, stdout);
+  let closedResolve: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => {
+    closedResolve = resolve;
+  });
+  stdin.once('end', () => closedResolve());
+  stdin.once('close', () => closedResolve());
+  const handle = serveStdio(
+    () => {
+      const server = new Server(
+        { name: options.name ?? 'bridle', version: options.version ?? '0.1.0' },
+        {
+          capabilities: { tools: {} },
+          ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+        },
+      );
+      server.setRequestHandler('tools/list', () => ({ tools: listed }));
+      server.setRequestHandler('tools/call', (request, context) =>
+        call(request.params.name, request.params.arguments, context.mcpReq.signal, String(context.mcpReq.id)),
+      );
+      return server;
+    },
+    { transport, ...(options.onError === undefined ? {} : { onerror: options.onError }) },
+  );
+  return {
+    closed,
+    async close() {
+      await handle.close();
+      closedResolve();
+    },
+  };
+}
