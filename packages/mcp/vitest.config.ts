@@ -1,3 +1,6 @@
+import { mergeConfig } from 'vitest/config';
 import { sharedConfig } from '../../vitest.shared.ts';
 
-export default sharedConfig;
+// These tests start real MCP servers (Node processes) and wait out real timeouts: on a loaded 2-core
+// machine one connect can take several seconds, so the per-test bound is generous.
+export default mergeConfig(sharedConfig, { test: { testTimeout: 180_000, hookTimeout: 180_000 } });

@@ -22,9 +22,6 @@ interface Listing {
   ttlMs: number | undefined;
 }
 
-/** How long the health check of a server that let a call time out may take, at most. */
-const HEALTH_CHECK_MS = 5000;
-
 function isTimeout(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
@@ -49,6 +46,7 @@ export class ServerConnection implements McpConnection {
   #suspect = false;
   #closed = false;
   #garbageWarned = false;
+  #schemas = new Map<string, Record<string, unknown>>();
 
   private constructor(server: McpServerConfig, options: ResolvedOptions) {
     this.name = server.name;
@@ -126,7 +124,7 @@ export class ServerConnection implements McpConnection {
     if (session !== undefined && !session.closed) {
       if (!this.#suspect) return session;
       try {
-        await session.client.ping({ timeout: Math.min(HEALTH_CHECK_MS, this.#options.timeoutMs) });
+        await session.client.ping({ timeout: this.#options.timeoutMs });
         this.#suspect = false;
         return session;
       } catch {
@@ -186,6 +184,9 @@ export class ServerConnection implements McpConnection {
 
   #convert(listed: readonly McpTool[]): Tool[] {
     const byName = new Map<string, string>();
+    // The registry compiles a schema once per schema object: a refreshed list reuses the objects of
+    // the schemas it already had, so only new or changed schemas are compiled again.
+    const schemas = new Map<string, Record<string, unknown>>();
     const tools: Tool[] = [];
     for (const mcpTool of listed) {
       const name = mcpToolName(this.name, mcpTool.name);
@@ -198,7 +199,10 @@ export class ServerConnection implements McpConnection {
         );
       }
       byName.set(name, mcpTool.name);
-      const tool = this.#toBridleTool(name, mcpTool);
+      const key = JSON.stringify(mcpTool.inputSchema);
+      const schema = this.#schemas.get(key) ?? schemas.get(key) ?? (mcpTool.inputSchema as Record<string, unknown>);
+      schemas.set(key, schema);
+      const tool = this.#toBridleTool(name, mcpTool, schema);
       try {
         // The very check the run's registry makes: a tool that passes here cannot break a run.
         new ToolRegistry([tool]);
@@ -208,10 +212,11 @@ export class ServerConnection implements McpConnection {
       }
       tools.push(tool);
     }
+    this.#schemas = schemas;
     return tools;
   }
 
-  #toBridleTool(name: string, mcpTool: McpTool): Tool {
+  #toBridleTool(name: string, mcpTool: McpTool, parameters: Record<string, unknown>): Tool {
     const hints = mcpTool.annotations ?? {};
     const trust = this.#options.trust;
     const readOnly = trust !== 'none' && hints.readOnlyHint === true;
@@ -220,7 +225,7 @@ export class ServerConnection implements McpConnection {
     const tool: Tool = {
       name,
       description: this.#redact(description),
-      parameters: mcpTool.inputSchema as Record<string, unknown>,
+      parameters,
       readOnly,
       requiresApproval,
       execute: (args, context) => this.#call(mcpTool, name, args, context),

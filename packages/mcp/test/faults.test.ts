@@ -20,7 +20,7 @@ describe('a server that hangs, freezes or dies', () => {
   let connection: McpConnection;
   let tools: Tool[];
   beforeAll(async () => {
-    connection = await connectMcp(raw(), { timeoutMs: 4000 });
+    connection = await connectMcp(raw(), { timeoutMs: 8000 });
     tools = await connection.tools();
   });
   afterAll(() => connection.close());
@@ -28,7 +28,7 @@ describe('a server that hangs, freezes or dies', () => {
   it('a call that never answers is a tool error naming the server; the live server is kept', async () => {
     const pid = await find(tools, 'raw__pid').execute({}, context());
     await expect(find(tools, 'raw__hang').execute({}, context())).rejects.toThrow(
-      'MCP tool "hang" on server "raw" did not answer within 4000 ms',
+      'MCP tool "hang" on server "raw" did not answer within 8000 ms',
     );
     // It still answers a ping: the same process serves the next call.
     expect(await find(tools, 'raw__pid').execute({}, context())).toBe(pid);
@@ -36,7 +36,7 @@ describe('a server that hangs, freezes or dies', () => {
 
   it('a frozen server gives a tool error and is restarted on the next call', async () => {
     const pid = Number(await find(tools, 'raw__pid').execute({}, context()));
-    await expect(find(tools, 'raw__freeze').execute({}, context())).rejects.toThrow(/did not answer within 4000 ms/);
+    await expect(find(tools, 'raw__freeze').execute({}, context())).rejects.toThrow(/did not answer within 8000 ms/);
     const next = Number(await find(tools, 'raw__pid').execute({}, context()));
     expect(next).not.toBe(pid);
     await until(() => !alive(pid));

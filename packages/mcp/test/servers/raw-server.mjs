@@ -1,11 +1,14 @@
 // A hand-written MCP server (no SDK, starts fast) for fault tests and the bench. Speaks the 2025-11-25
-// protocol over stdio. Flags: --garbage (non-JSON lines on stdout), --tools N (N extra echo tools).
+// protocol over stdio. Flags: --garbage (non-JSON lines on stdout), --tools N (N extra echo tools, each
+// with its own schema), --ttl MS (a ttlMs on the tools/list result).
 // Tools: echo, pid, hang (never answers that call), freeze (blocks the process forever), exit (dies mid-call).
 import readline from 'node:readline';
 
 const argv = process.argv.slice(2);
 const garbage = argv.includes('--garbage');
-const extra = Number(argv[argv.indexOf('--tools') + 1] ?? 0) || 0;
+const option = (name) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : undefined);
+const extra = option('--tools') ?? 0;
+const ttlMs = option('--ttl');
 const schema = { type: 'object', properties: { text: { type: 'string' } } };
 const tools = [
   { name: 'echo', description: 'Echoes text', inputSchema: schema, annotations: { readOnlyHint: true } },
@@ -41,7 +44,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
       },
     });
   } else if (method === 'ping') send({ id, result: {} });
-  else if (method === 'tools/list') send({ id, result: { tools } });
+  else if (method === 'tools/list') send({ id, result: { tools, ...(ttlMs === undefined ? {} : { ttlMs }) } });
   else if (method === 'tools/call') {
     const name = params.name;
     if (name === 'echo' || name.startsWith('tool_')) send({ id, result: text(params.arguments?.text ?? '') });
