@@ -1,0 +1,141 @@
+import type {
+  ListRunsQuery,
+  ListSessionsQuery,
+  RunEvent,
+  RunSummary,
+  SessionSummary,
+  Store,
+  StoredRun,
+  StoredSession,
+} from '@bridle/protocol';
+import { checkId } from './check-id';
+import { checkQuery } from './check-query';
+import { closedError } from './closed-error';
+import { decodeRun, type JournalRow } from './decode-run';
+import type { StoreLimits } from './limits';
+import { planAppend, type RunRow } from './plan-append';
+import { prepareEvents } from './prepare-events';
+import { decodeSession, type PreparedSession, prepareSession } from './prepare-session';
+import { toRunSummary } from './summaries';
+
+interface MemoryRun {
+  row: RunRow;
+  journal: JournalRow[];
+  bySequence: Map<number, string>;
+}
+
+/**
+ * A store in this process's memory (`memory:`): for tests and throwaway runs. It keeps events and sessions
+ * as JSON text, so it behaves like the database stores (later changes to an appended object do not reach
+ * it, and what is read back is a fresh copy). Each `openStore('memory:')` is a new, empty store.
+ */
+export class MemoryStore implements Store {
+  readonly #limits: StoreLimits;
+  readonly #runs = new Map<string, MemoryRun>();
+  readonly #sessions = new Map<string, PreparedSession>();
+  #closed = false;
+
+  constructor(limits: StoreLimits) {
+    this.#limits = limits;
+  }
+
+  async appendEvents(runId: string, events: RunEvent[]): Promise<void> {
+    this.#open('appendEvents');
+    const prepared = prepareEvents(runId, events, this.#limits);
+    if (prepared.length === 0) return;
+    const run = this.#runs.get(runId);
+    const plan = planAppend(runId, prepared, run?.row, run?.bySequence ?? new Map());
+    if (plan.row === undefined) return;
+    const target = run ?? { row: plan.row, journal: [], bySequence: new Map<number, string>() };
+    for (const event of plan.insert) {
+      target.journal.push({ sequence: event.sequence, json: event.json });
+      target.bySequence.set(event.sequence, event.json);
+    }
+    target.row = plan.row;
+    this.#runs.set(runId, target);
+  }
+
+  async readRun(runId: string): Promise<StoredRun | undefined> {
+    this.#open('readRun');
+    checkId(runId, 'readRun: runId');
+    const run = this.#runs.get(runId);
+    return run && decodeRun(runId, run.journal);
+  }
+
+  async listRuns(query?: ListRunsQuery): Promise<RunSummary[]> {
+    this.#open('listRuns');
+    const { limit, before, status, sessionId } = checkQuery('listRuns', query);
+    return [...this.#runs.values()]
+      .map((run) => run.row)
+      .filter(
+        (row) =>
+          (status === undefined || row.status === status) &&
+          (sessionId === undefined || row.sessionId === sessionId) &&
+          (before === undefined || row.updatedAt < before),
+      )
+      .sort(newestFirst((row) => row.runId))
+      .slice(0, limit)
+      .map(toRunSummary);
+  }
+
+  async getSession(id: string): Promise<StoredSession | undefined> {
+    this.#open('getSession');
+    checkId(id, 'getSession: id');
+    const session = this.#sessions.get(id);
+    return session && decodeSession(id, session.json);
+  }
+
+  async saveSession(session: StoredSession): Promise<void> {
+    this.#open('saveSession');
+    const prepared = prepareSession(session, this.#limits);
+    this.#sessions.set(prepared.id, prepared);
+  }
+
+  async deleteSession(id: string): Promise<boolean> {
+    this.#open('deleteSession');
+    checkId(id, 'deleteSession: id');
+    return this.#sessions.delete(id);
+  }
+
+  async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
+    this.#open('listSessions');
+    const { limit, before } = checkQuery('listSessions', query);
+    return [...this.#sessions.values()]
+      .filter((session) => before === undefined || session.updatedAt < before)
+      .sort(newestFirst((session) => session.id))
+      .slice(0, limit)
+      .map(({ id, messageCount, createdAt, updatedAt }) => ({ id, messageCount, createdAt, updatedAt }));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  /** Test hook of the conformance suite: replaces a journal row's stored text. */
+  corruptForTest(runId: string, sequence: number, json: string): void {
+    const row = this.#runs.get(runId)?.journal.find((entry) => entry.sequence === sequence);
+    if (row === undefined) throw new Error(`no journal row ${runId}#${sequence}`);
+    row.json = json;
+  }
+
+  /** Test hook of the conformance suite: replaces a session's stored text. */
+  corruptSessionForTest(id: string, json: string): void {
+    const session = this.#sessions.get(id);
+    if (session === undefined) throw new Error(`no session ${id}`);
+    session.json = json;
+  }
+
+  #open(method: string): void {
+    if (this.#closed) throw closedError(method, 'memory:');
+  }
+}
+
+/** Newest `updatedAt` first; ties by id, descending, as the SQL stores order them. */
+function newestFirst<T extends { updatedAt: string }>(id: (item: T) => string): (a: T, b: T) => number {
+  return (a, b) => {
+    if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
+    const left = id(a);
+    const right = id(b);
+    return left === right ? 0 : left < right ? 1 : -1;
+  };
+}

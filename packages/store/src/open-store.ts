@@ -1,0 +1,84 @@
+import { ConfigError, describeValue, type Store } from '@bridle/protocol';
+import { DEFAULT_STORE_LIMITS, type StoreLimits } from './limits';
+import { MemoryStore } from './memory-store';
+import { DEFAULT_STORE_URL, parseStoreUrl } from './parse-store-url';
+
+/** Options of {@link openStore}; each applies to the kinds of store named in its description. */
+export interface OpenStoreOptions {
+  /** Folder that a relative SQLite path is resolved against (default `process.cwd()`). */
+  cwd?: string;
+  /**
+   * SQLite: how long a write waits for another process's lock before failing, in ms (default 5000; also
+   * `?busy_timeout=` on a `sqlite:` URL). Writes are synchronous, so this also bounds how long one blocks.
+   */
+  busyTimeoutMs?: number;
+  /**
+   * SQLite (also `?synchronous=` on a `sqlite:` URL): `'normal'` (default) makes an append that resolved
+   * survive a crash of the process (SIGKILL, OOM); `'full'` makes it survive power loss and OS crashes too,
+   * at the price of an fsync per append (milliseconds on many disks). Neither setting can corrupt the file.
+   */
+  synchronous?: 'full' | 'normal';
+  /** Postgres: the schema for Bridle's tables, created when missing (default `public`; overrides `?schema=`). */
+  schema?: string;
+  /** Postgres: bound on connecting, and on waiting for a free pooled connection, in ms (default 10000). */
+  connectTimeoutMs?: number;
+  /** Postgres: most pooled connections (default 10). */
+  poolSize?: number;
+  /** Longest JSON text of one event, in characters (default 8 Mi). */
+  maxEventChars?: number;
+  /** Longest JSON text of one session, in characters (default 64 Mi). */
+  maxSessionChars?: number;
+}
+
+function positiveInteger(options: OpenStoreOptions, key: keyof OpenStoreOptions, fallback: number): number {
+  const value = options[key];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new ConfigError(`openStore: ${key} must be a positive integer, got ${describeValue(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Opens a store for run journals and sessions, applying pending schema migrations first:
+ * - `'memory:'`: in this process, for tests (each call is a new, empty store);
+ * - `'sqlite:<path>'` (`?synchronous=full|normal`, `?busy_timeout=ms`) or a bare path (`.bridle/bridle.db`,
+ *   `/var/lib/bridle.db`): a SQLite file through better-sqlite3 in WAL mode, folders and file created as
+ *   needed; several processes may share one file;
+ * - `'postgres://user:password@host:5432/db'` (or `postgresql://`; `?schema=name`, `?connect_timeout=seconds`):
+ *   Postgres through a `pg` pool; many processes may share one database.
+ *
+ * Without a URL it opens {@link DEFAULT_STORE_URL} (`sqlite:.bridle/bridle.db` under `cwd`), the apps'
+ * default; it never reads `BRIDLE_STORE` itself (the apps do). Throws `ConfigError`, with the fix and the
+ * URL's credentials redacted, for an unknown scheme, an unreachable or refusing Postgres (within
+ * `connectTimeoutMs`), a locked, read-only or foreign SQLite file, or a schema newer than this package knows.
+ */
+export async function openStore(url: string = DEFAULT_STORE_URL, options: OpenStoreOptions = {}): Promise<Store> {
+  const location = parseStoreUrl(url, options.cwd);
+  const limits: StoreLimits = {
+    maxEventChars: positiveInteger(options, 'maxEventChars', DEFAULT_STORE_LIMITS.maxEventChars),
+    maxSessionChars: positiveInteger(options, 'maxSessionChars', DEFAULT_STORE_LIMITS.maxSessionChars),
+  };
+  if (location.kind === 'memory') return new MemoryStore(limits);
+  if (location.kind === 'sqlite') {
+    const synchronous = options.synchronous ?? location.synchronous ?? 'normal';
+    if (synchronous !== 'full' && synchronous !== 'normal') {
+      throw new ConfigError(`openStore: synchronous must be 'full' or 'normal', got ${describeValue(synchronous)}`);
+    }
+    const { openSqliteStore } = await import('./sqlite-store');
+    return openSqliteStore(location.path, {
+      limits,
+      busyTimeoutMs: positiveInteger(options, 'busyTimeoutMs', location.busyTimeoutMs ?? 5000),
+      synchronous,
+    });
+  }
+  const { openPostgresStore } = await import('./postgres-store');
+  return openPostgresStore({
+    connectionString: location.connectionString,
+    redacted: location.redacted,
+    schema: options.schema ?? location.schema ?? 'public',
+    limits,
+    connectTimeoutMs: positiveInteger(options, 'connectTimeoutMs', location.connectTimeoutMs ?? 10_000),
+    poolSize: positiveInteger(options, 'poolSize', 10),
+  });
+}

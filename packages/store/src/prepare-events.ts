@@ -1,0 +1,112 @@
+import { describeValue } from '@bridle/protocol';
+import { checkId, checkTime } from './check-id';
+import { MAX_SEQUENCE, type StoreLimits } from './limits';
+import { StoreError } from './store-error';
+
+/** An event checked and encoded for the journal. */
+export interface PreparedEvent {
+  sequence: number;
+  type: string;
+  /** The event's JSON text, as stored and as compared for duplicates. */
+  json: string;
+  /** The event's `timestamp`, canonical ISO 8601 UTC. */
+  time: string;
+  /** `run_start`: the model id and session id. */
+  model?: string;
+  sessionId?: string;
+  /** `run_end`: the status. */
+  status?: string;
+}
+
+function invalid(runId: string, index: number, why: string): StoreError {
+  return new StoreError('invalid_input', `appendEvents(${JSON.stringify(runId)}): event ${index} ${why}`);
+}
+
+/**
+ * Checks a batch for `appendEvents` and encodes it: every event a plain object of this run (`runId`), with a
+ * `type`, an integer `sequence` strictly increasing through the batch, a `timestamp`, JSON-encodable and
+ * within `maxEventChars`; `run_start` with a string `model`, `run_end` with a string `status`.
+ * Throws `StoreError` (`invalid_input`) naming the event and the rule; nothing is written then.
+ */
+export function prepareEvents(runId: string, events: unknown, limits: StoreLimits): PreparedEvent[] {
+  checkId(runId, 'appendEvents: runId');
+  if (!Array.isArray(events)) {
+    throw new StoreError(
+      'invalid_input',
+      `appendEvents(${JSON.stringify(runId)}): events must be an array, got ${describeValue(events)}`,
+    );
+  }
+  const prepared: PreparedEvent[] = [];
+  let previous = -1;
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index] as { [key: string]: unknown } | null;
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+      throw invalid(runId, index, `must be an object, got ${describeValue(event)}`);
+    }
+    if (event.runId !== runId) {
+      throw invalid(
+        runId,
+        index,
+        `belongs to run ${describeValue(event.runId)}: append each run's events under its own runId`,
+      );
+    }
+    const { sequence, type } = event;
+    if (typeof sequence !== 'number' || !Number.isInteger(sequence) || sequence < 0 || sequence > MAX_SEQUENCE) {
+      throw invalid(
+        runId,
+        index,
+        `needs an integer sequence from 0 to ${MAX_SEQUENCE}, got ${describeValue(sequence)}`,
+      );
+    }
+    if (sequence <= previous) {
+      throw invalid(
+        runId,
+        index,
+        `has sequence ${sequence} after ${previous}: a batch must be in strictly increasing sequence order`,
+      );
+    }
+    previous = sequence;
+    if (typeof type !== 'string' || type === '' || type.length > 64) {
+      throw invalid(runId, index, `needs a type (a string of 1 to 64 characters), got ${describeValue(type)}`);
+    }
+    const time = (() => {
+      try {
+        return checkTime(event.timestamp, 'timestamp');
+      } catch (error) {
+        throw invalid(runId, index, `(sequence ${sequence}) ${(error as Error).message}`);
+      }
+    })();
+    let json: string;
+    try {
+      json = JSON.stringify(event);
+    } catch (error) {
+      throw invalid(runId, index, `(sequence ${sequence}) is not JSON: ${(error as Error).message}`);
+    }
+    if (json.length > limits.maxEventChars) {
+      throw invalid(
+        runId,
+        index,
+        `(sequence ${sequence}) is ${json.length} characters of JSON, over the limit of ${limits.maxEventChars} (maxEventChars)`,
+      );
+    }
+    const entry: PreparedEvent = { sequence, type, json, time };
+    if (type === 'run_start') {
+      const { model, sessionId } = event as { model?: unknown; sessionId?: unknown };
+      if (typeof model !== 'string')
+        throw invalid(runId, index, `(run_start) needs a string model, got ${describeValue(model)}`);
+      if (sessionId !== undefined && typeof sessionId !== 'string') {
+        throw invalid(runId, index, `(run_start) has a sessionId that is not a string: ${describeValue(sessionId)}`);
+      }
+      entry.model = model;
+      if (sessionId !== undefined) entry.sessionId = sessionId;
+    } else if (type === 'run_end') {
+      const { status } = event as { status?: unknown };
+      if (typeof status !== 'string' || status === '') {
+        throw invalid(runId, index, `(run_end) needs a non-empty string status, got ${describeValue(status)}`);
+      }
+      entry.status = status;
+    }
+    prepared.push(entry);
+  }
+  return prepared;
+}

@@ -1,0 +1,81 @@
+import { describeValue, type StoredSession } from '@bridle/protocol';
+import { checkId, checkTime } from './check-id';
+import type { StoreLimits } from './limits';
+import { StoreError } from './store-error';
+
+/** A session checked and encoded for saving. */
+export interface PreparedSession {
+  id: string;
+  /** The whole session as JSON, as stored and returned by `getSession`. */
+  json: string;
+  messageCount: number;
+  /** Canonical ISO 8601 UTC times, for ordering and paging. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * Checks a session for `saveSession`: a string `id`, an array of `messages`, `createdAt` and `updatedAt` times,
+ * `meta` a plain object when present, JSON-encodable and within `maxSessionChars`.
+ * Throws `StoreError` (`invalid_input`) naming the problem; nothing is written then.
+ */
+export function prepareSession(session: unknown, limits: StoreLimits): PreparedSession {
+  if (typeof session !== 'object' || session === null || Array.isArray(session)) {
+    throw new StoreError('invalid_input', `saveSession: session must be an object, got ${describeValue(session)}`);
+  }
+  const { id, messages, meta } = session as Partial<StoredSession>;
+  checkId(id, 'saveSession: session.id');
+  const where = `saveSession(${JSON.stringify(id)})`;
+  if (!Array.isArray(messages)) {
+    throw new StoreError('invalid_input', `${where}: messages must be an array, got ${describeValue(messages)}`);
+  }
+  if (meta !== undefined && (typeof meta !== 'object' || meta === null || Array.isArray(meta))) {
+    throw new StoreError('invalid_input', `${where}: meta must be an object when given, got ${describeValue(meta)}`);
+  }
+  const fail = (error: unknown): never => {
+    throw new StoreError('invalid_input', `${where}: ${(error as Error).message}`);
+  };
+  let createdAt = '';
+  let updatedAt = '';
+  try {
+    createdAt = checkTime((session as StoredSession).createdAt, 'createdAt');
+    updatedAt = checkTime((session as StoredSession).updatedAt, 'updatedAt');
+  } catch (error) {
+    fail(error);
+  }
+  let json = '';
+  try {
+    json = JSON.stringify(session);
+  } catch (error) {
+    fail(new Error(`the session is not JSON: ${(error as Error).message}`));
+  }
+  if (json.length > limits.maxSessionChars) {
+    throw new StoreError(
+      'invalid_input',
+      `${where}: the session is ${json.length} characters of JSON, over the limit of ${limits.maxSessionChars} (maxSessionChars); compact its messages first`,
+    );
+  }
+  return { id, json, messageCount: messages.length, createdAt, updatedAt };
+}
+
+/** Parses a stored session; throws `StoreError` (`corrupt`) naming the session when it cannot be read. */
+export function decodeSession(id: string, json: string): StoredSession {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    throw corruptSession(id, `its JSON does not parse (${(error as Error).message})`);
+  }
+  const session = value as Partial<StoredSession> | null;
+  if (typeof session !== 'object' || session === null || session.id !== id || !Array.isArray(session.messages)) {
+    throw corruptSession(id, 'it is not a session with this id and a messages array');
+  }
+  return session as StoredSession;
+}
+
+function corruptSession(id: string, why: string): StoreError {
+  return new StoreError(
+    'corrupt',
+    `session ${JSON.stringify(id)} is corrupt: ${why}. Other sessions are unaffected; save it again or delete it`,
+  );
+}

@@ -1,0 +1,50 @@
+import type { SessionSummary } from '@bridle/protocol';
+import type { RunRow } from './plan-append';
+
+/** A row of the `bridle_runs` table as both SQL stores read it. */
+export interface RunRecord {
+  run_id: string;
+  status: string;
+  model: string | null;
+  session_id: string | null;
+  created_at: string;
+  updated_at: string;
+  last_sequence: number;
+}
+
+/** A row of the `bridle_sessions` table without its data, as both SQL stores list it. */
+export interface SessionRecord {
+  id: string;
+  message_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The columns of {@link RunRecord}, for SELECT lists. */
+export const RUN_COLUMNS = 'run_id, status, model, session_id, created_at, updated_at, last_sequence';
+
+/** The columns of {@link SessionRecord}, for SELECT lists. */
+export const SESSION_COLUMNS = 'id, message_count, created_at, updated_at';
+
+/** A runs-table record as a {@link RunRow}. */
+export function toRunRow(record: RunRecord): RunRow {
+  return {
+    runId: record.run_id,
+    status: record.status,
+    ...(record.model !== null && { model: record.model }),
+    ...(record.session_id !== null && { sessionId: record.session_id }),
+    createdAt: record.created_at,
+    updatedAt: record.updated_at,
+    lastSequence: record.last_sequence,
+  };
+}
+
+/** A sessions-table record as `listSessions` returns it. */
+export function toSessionSummary(record: SessionRecord): SessionSummary {
+  return {
+    id: record.id,
+    messageCount: record.message_count,
+    createdAt: record.created_at,
+    updatedAt: record.updated_at,
+  };
+}

@@ -1,0 +1,14 @@
+import type { RunSummary } from '@bridle/protocol';
+import type { RunRow } from './plan-append';
+
+/** A run's row as `listRuns` returns it. */
+export function toRunSummary(row: RunRow): RunSummary {
+  return {
+    runId: row.runId,
+    status: row.status,
+    ...(row.model !== undefined && { model: row.model }),
+    ...(row.sessionId !== undefined && { sessionId: row.sessionId }),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}

@@ -1,0 +1,72 @@
+import type { Store } from '@bridle/protocol';
+import pg from 'pg';
+import { type OpenStoreOptions, openStore } from '../src/index';
+
+/** The test database: `BRIDLE_TEST_POSTGRES_URL`, default the machine's service (user postgres, db test). */
+export const POSTGRES_URL = process.env.BRIDLE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Why Postgres cannot be used for tests, or undefined when it answers. */
+export async function postgresProblem(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return (error as Error).message || String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+let counter = 0;
+const schemas = new Set<string>();
+const schemaOf = new WeakMap<Store, string>();
+
+/** A schema name no other test run uses; dropped by `dropSchemas()`. */
+export function newSchema(): string {
+  const schema = `bridle_test_${process.pid}_${Date.now().toString(36)}_${++counter}`;
+  schemas.add(schema);
+  return schema;
+}
+
+/** Opens a store in a new schema of its own. */
+export async function openInNewSchema(options: OpenStoreOptions = {}): Promise<Store> {
+  const schema = newSchema();
+  const store = await openStore(POSTGRES_URL, { connectTimeoutMs: 20_000, ...options, schema });
+  schemaOf.set(store, schema);
+  return store;
+}
+
+/** Opens the schema of `store` again. */
+export async function reopenSchema(store: Store): Promise<Store> {
+  const schema = schemaOf.get(store) as string;
+  const again = await openStore(POSTGRES_URL, { connectTimeoutMs: 20_000, schema });
+  schemaOf.set(again, schema);
+  return again;
+}
+
+/** The schema `store` was opened on by this module. */
+export function schemaFor(store: Store): string {
+  return schemaOf.get(store) as string;
+}
+
+/** Runs SQL on the test database outside any store. */
+export async function admin<T extends object = Record<string, unknown>>(
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drops every schema this module made. */
+export async function dropSchemas(): Promise<void> {
+  for (const schema of schemas) await admin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  schemas.clear();
+}

@@ -1,0 +1,241 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Store } from '@bridle/protocol';
+import { ConfigError } from '@bridle/protocol';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore, StoreError } from '../src/index';
+import { startChild } from './child';
+import { eventsOf, stepEvents } from './events';
+import { storeConformance } from './store-conformance';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bridle-store-sqlite-'));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+let counter = 0;
+const newFile = () => path.join(root, `store-${++counter}.db`);
+const files = new WeakMap<Store, string>();
+
+function raw(file: string, run: (db: Database.Database) => void): void {
+  const db = new Database(file);
+  try {
+    run(db);
+  } finally {
+    db.close();
+  }
+}
+
+async function configError(promise: Promise<unknown>): Promise<ConfigError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!ConfigError.isInstance(error)) throw new Error(`expected a ConfigError, got ${String(error)}`);
+  return error;
+}
+
+storeConformance('sqlite', {
+  async open(options) {
+    const file = newFile();
+    const store = await openStore(`sqlite:${file}`, options);
+    files.set(store, file);
+    return store;
+  },
+  async reopen(store) {
+    const file = files.get(store) as string;
+    const again = await openStore(file);
+    files.set(again, file);
+    return again;
+  },
+  async corruptEvent(store, runId, sequence, text) {
+    raw(files.get(store) as string, (db) =>
+      db.prepare('UPDATE bridle_run_events SET data = ? WHERE run_id = ? AND sequence = ?').run(text, runId, sequence),
+    );
+  },
+  async corruptSession(store, id, text) {
+    raw(files.get(store) as string, (db) =>
+      db.prepare('UPDATE bridle_sessions SET data = ? WHERE id = ?').run(text, id),
+    );
+  },
+});
+
+describe('sqlite: opening', () => {
+  it('takes sqlite:<path> and a bare path, resolves relative paths against cwd and creates folders', async () => {
+    const cwd = path.join(root, 'cwd');
+    const bare = await openStore('nested/deeper/bare.db', { cwd });
+    await bare.appendEvents('r1', [eventsOf('r1').start(0)]);
+    await bare.close();
+    const prefixed = await openStore('sqlite:nested/deeper/bare.db', { cwd });
+    expect((await prefixed.readRun('r1'))?.status).toBe('running');
+    await prefixed.close();
+    raw(path.join(cwd, 'nested/deeper/bare.db'), (db) => {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.prepare('SELECT version FROM bridle_schema_version').all()).toEqual([{ version: 1 }]);
+    });
+  });
+
+  it('without a URL opens sqlite:.bridle/bridle.db under cwd (the apps default)', async () => {
+    const cwd = path.join(root, 'default-cwd');
+    const store = await openStore(undefined, { cwd });
+    await store.close();
+    expect(fs.existsSync(path.join(cwd, '.bridle', 'bridle.db'))).toBe(true);
+  });
+
+  it('a schema newer than this package knows is a ConfigError, and the data stays', async () => {
+    const file = newFile();
+    const store = await openStore(file);
+    await store.appendEvents('r1', [eventsOf('r1').start(0)]);
+    await store.close();
+    raw(file, (db) => db.prepare("INSERT INTO bridle_schema_version VALUES (7, '2030-01-01T00:00:00.000Z')").run());
+    const error = await configError(openStore(file));
+    expect(error.message).toContain(`the store at ${file} has schema version 7, newer than version 1`);
+    expect(error.message).toContain('Upgrade Bridle');
+    raw(file, (db) => {
+      expect(db.prepare('SELECT COUNT(*) AS n FROM bridle_run_events').get()).toEqual({ n: 1 });
+      expect(db.prepare('SELECT MAX(version) AS v FROM bridle_schema_version').get()).toEqual({ v: 7 });
+    });
+  });
+
+  it('a file that is not a database, or a folder, is a ConfigError naming it', async () => {
+    const text = newFile();
+    fs.writeFileSync(text, 'this is a text file, not SQLite '.repeat(100));
+    const error = await configError(openStore(text));
+    expect(error.message).toContain(`${text} is not a SQLite database or is damaged`);
+    expect(fs.readFileSync(text, 'utf8')).toContain('this is a text file');
+
+    const folder = path.join(root, 'a-folder');
+    fs.mkdirSync(folder);
+    expect((await configError(openStore(`sqlite:${folder}`))).message).toContain(`cannot open SQLite file ${folder}`);
+  });
+
+  it('a file locked by another connection is a ConfigError at open after busyTimeoutMs', async () => {
+    const file = newFile();
+    const holder = new Database(file);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const error = await configError(openStore(file, { busyTimeoutMs: 50 }));
+      expect(error.message).toContain(`SQLite file ${file} is locked by another connection (waited 50 ms)`);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    await (await openStore(file)).close();
+  });
+
+  it('an append while another connection holds the lock fails as unavailable, writes nothing, and a retry works', async () => {
+    const file = newFile();
+    const store = await openStore(file, { busyTimeoutMs: 50 });
+    const e = eventsOf('r1');
+    await store.appendEvents('r1', [e.start(0)]);
+    const holder = new Database(file);
+    holder.exec('BEGIN IMMEDIATE');
+    const batch = stepEvents('r1', 1, 1);
+    try {
+      const error = await store.appendEvents('r1', batch).catch((reason: unknown) => reason);
+      expect(StoreError.isInstance(error) && error.code).toBe('store_unavailable');
+      expect((error as Error).message).toContain('is locked by another connection');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect((await store.readRun('r1'))?.events).toHaveLength(1);
+    await store.appendEvents('r1', batch);
+    expect((await store.readRun('r1'))?.events).toHaveLength(5);
+    await store.close();
+  });
+
+  it('a read-only file is a ConfigError at open naming the fix; its data is untouched', async () => {
+    const dir = path.join(root, 'read-only');
+    fs.mkdirSync(dir, { mode: 0o777 });
+    fs.chmodSync(dir, 0o777);
+    fs.chmodSync(root, 0o755);
+    const file = path.join(dir, 'ro.db');
+    const store = await openStore(file);
+    await store.appendEvents('r1', [eventsOf('r1').start(0)]);
+    await store.close();
+    fs.chmodSync(file, 0o444);
+    // Root ignores file modes: run the opener as `nobody` then (CI as a plain user needs no switch).
+    const ids = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    const reader = startChild('open-store.mts', [`sqlite:${file}`], ids);
+    const { lines, stderr } = await reader.exited;
+    expect(stderr).toBe('');
+    const result = JSON.parse(lines.at(-1) as string) as { name: string; message: string };
+    expect(result.name).toBe('ConfigError');
+    expect(result.message).toContain(`SQLite file ${file} is read-only`);
+    expect(result.message).toContain('--store / BRIDLE_STORE');
+    fs.chmodSync(file, 0o644);
+    const again = await openStore(file);
+    expect((await again.readRun('r1'))?.events).toHaveLength(1);
+    expect(await again.readRun('from-child')).toBeUndefined();
+    await again.close();
+  });
+});
+
+describe('sqlite: several processes on one file', () => {
+  it('two child processes and this one append at once: nothing lost, nothing corrupt, shared batches once', {
+    timeout: 180_000,
+  }, async () => {
+    const file = newFile();
+    const workers = ['alpha', 'beta'].map((prefix) =>
+      startChild('append-worker.mts', [`sqlite:${file}`, prefix, '4', '6']),
+    );
+    await Promise.all(workers.map((worker) => worker.waitFor((line) => line === 'ready')));
+    const store = await openStore(file, { busyTimeoutMs: 60_000 });
+    for (const worker of workers) worker.process.stdin?.end('go\n');
+    // This process writes its own runs meanwhile.
+    for (let run = 0; run < 4; run++) {
+      const runId = `main-${run}`;
+      const e = eventsOf(runId);
+      await store.appendEvents(runId, [e.start(0)]);
+      for (let step = 1; step <= 6; step++) await store.appendEvents(runId, stepEvents(runId, step, step * 4 - 3));
+      await store.appendEvents(runId, [e.end(25)]);
+    }
+    const results = await Promise.all(workers.map((worker) => worker.exited));
+    for (const result of results) {
+      expect(result.stderr).toBe('');
+      expect(result.lines.at(-1)).toBe('done');
+    }
+    const completed = await store.listRuns({ status: 'completed', limit: 100 });
+    expect(completed.map((run) => run.runId).sort()).toEqual(
+      ['alpha', 'beta', 'main']
+        .flatMap((prefix) => [0, 1, 2, 3].map((run) => `${prefix}-${run}`))
+        .concat('shared')
+        .sort(),
+    );
+    for (const { runId } of completed) {
+      const run = await store.readRun(runId);
+      const length = runId.startsWith('main') ? 26 : 32;
+      expect(run?.events.map((event) => event.sequence)).toEqual(Array.from({ length }, (_, index) => index));
+    }
+    raw(file, (db) => expect(db.pragma('integrity_check', { simple: true })).toBe('ok'));
+    await store.close();
+  });
+
+  it('an append is durable once it resolved: SIGKILL of the writer loses no acknowledged event, no half batch', {
+    timeout: 120_000,
+  }, async () => {
+    const file = newFile();
+    const worker = startChild('append-worker.mts', [`sqlite:${file}`, 'killed', '50', '20']);
+    await worker.waitFor((line) => line === 'ready');
+    worker.process.stdin?.end('go\n');
+    await worker.waitFor((line) => line.startsWith('acked killed-2 '));
+    worker.process.kill('SIGKILL');
+    const { signal, lines } = await worker.exited;
+    expect(signal).toBe('SIGKILL');
+    const acked = new Map<string, number>();
+    for (const line of lines.filter((entry) => entry.startsWith('acked '))) {
+      const [, runId, sequence] = line.split(' ');
+      acked.set(runId as string, Number(sequence));
+    }
+    const store = await openStore(file);
+    for (const [runId, last] of acked) {
+      const sequences = (await store.readRun(runId))?.events.map((event) => event.sequence) ?? [];
+      // Every acknowledged event is there; at most one more batch (in flight at the kill), and only whole.
+      expect(sequences.slice(0, last + 1)).toEqual(Array.from({ length: last + 1 }, (_, index) => index));
+      expect([0, 5, 1]).toContain(sequences.length - (last + 1));
+      expect((sequences.length - 1) % 5 === 0 || sequences.at(-1) === 101).toBe(true);
+    }
+    raw(file, (db) => expect(db.pragma('integrity_check', { simple: true })).toBe('ok'));
+    await store.close();
+  });
+});

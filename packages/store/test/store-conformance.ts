@@ -1,0 +1,519 @@
+import type { RunEvent, RunState, Store, StoredRun } from '@bridle/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { OpenStoreOptions } from '../src/index';
+import { StoreError } from '../src/index';
+import { eventsOf, stepEvents, timeAt } from './events';
+
+/** How the conformance suite reaches one kind of store. */
+export interface ConformanceTarget {
+  /** A new, empty store. */
+  open(options?: OpenStoreOptions): Promise<Store>;
+  /** The same database as `store` opened again (after `store.close()`); absent where nothing outlives a close. */
+  reopen?(store: Store): Promise<Store>;
+  /** Overwrites the stored text of a journal row (simulates a damaged row). */
+  corruptEvent(store: Store, runId: string, sequence: number, text: string): Promise<void>;
+  /** Overwrites the stored text of a session. */
+  corruptSession(store: Store, id: string, text: string): Promise<void>;
+}
+
+/** What `JSON.parse(JSON.stringify(value))` gives: how every store returns what it was given. */
+function json<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<StoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!StoreError.isInstance(error)) throw new Error(`expected a StoreError, got ${String(error)}`);
+  return error;
+}
+
+const state: RunState = { version: 1, runId: 'paused', digest: 'sha256:abc', pending: [{ callId: 'c1' }] };
+
+/**
+ * The one behaviour every `Store` must have (SPEC "@bridle/store"), run against memory, SQLite and Postgres.
+ * Each test opens its own empty store through `target.open()`.
+ */
+export function storeConformance(name: string, target: ConformanceTarget): void {
+  describe(`${name}: Store conformance`, () => {
+    const opened: Store[] = [];
+    const open = async (options?: OpenStoreOptions) => {
+      const store = await target.open(options);
+      opened.push(store);
+      return store;
+    };
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((store) => store.close()));
+    });
+
+    describe('journal', () => {
+      it('returns appended events in sequence order, as JSON, across appends', async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        const first = [e.start(0, { sessionId: 's1' }), e.modelStart(1)];
+        const withUndefined = { ...e.modelEnd(2), finishReason: undefined } as RunEvent;
+        await store.appendEvents('r1', first);
+        await store.appendEvents('r1', [withUndefined, e.toolStart(3)]);
+        const run = await store.readRun('r1');
+        expect(run).toEqual({
+          runId: 'r1',
+          status: 'running',
+          events: json([...first, withUndefined, e.toolStart(3)]),
+          createdAt: timeAt(0),
+          updatedAt: timeAt(3),
+        });
+        expect(Object.keys(run?.events[2] ?? {})).not.toContain('finishReason');
+      });
+
+      it('an unknown run reads as undefined; an empty batch writes nothing', async () => {
+        const store = await open();
+        expect(await store.readRun('nobody')).toBeUndefined();
+        await store.appendEvents('r1', []);
+        expect(await store.readRun('r1')).toBeUndefined();
+        expect(await store.listRuns()).toEqual([]);
+      });
+
+      it('keeps its own copy: changing an appended or a returned event changes nothing stored', async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        const batch = [e.start(0), e.toolEnd(1, 1, 'original')];
+        await store.appendEvents('r1', batch);
+        (batch[1] as { result: string }).result = 'changed after append';
+        const read = (await store.readRun('r1')) as StoredRun;
+        (read.events[1] as { result: string }).result = 'changed after read';
+        expect(((await store.readRun('r1')) as StoredRun).events[1]).toMatchObject({ result: 'original' });
+      });
+
+      it('round-trips text that databases trip on: NUL, emoji, lone surrogates, quotes, 1 MB results', async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        const awkward = 'nul:\u0000 emoji:🦀 lone:\ud800 quote:\'" backslash:\\ newline:\n';
+        const big = 'x'.repeat(1024 * 1024);
+        await store.appendEvents('r1', [e.start(0), e.toolEnd(1, 1, awkward), e.toolEnd(2, 1, big)]);
+        const events = (await store.readRun('r1'))?.events as { result?: string }[];
+        expect(events[1]?.result).toBe(awkward);
+        expect(events[2]?.result).toBe(big);
+      });
+
+      it('allows gaps forward and events of unknown types (newer cores may add some)', async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        const custom = {
+          runId: 'r1',
+          sequence: 7,
+          timestamp: timeAt(7),
+          type: 'approval_note',
+          note: 1,
+        } as unknown as RunEvent;
+        await store.appendEvents('r1', [e.start(0), e.modelStart(3)]);
+        await store.appendEvents('r1', [custom]);
+        expect((await store.readRun('r1'))?.events.map((event) => event.sequence)).toEqual([0, 3, 7]);
+      });
+    });
+
+    describe('status and state derived from the journal', () => {
+      it('is running until run_end, then the run_end status; model and session come from run_start', async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        await store.appendEvents('r1', [e.start(0, { sessionId: 's1', model: 'openai:gpt' })]);
+        expect((await store.readRun('r1'))?.status).toBe('running');
+        expect(await store.listRuns()).toEqual([
+          {
+            runId: 'r1',
+            status: 'running',
+            model: 'openai:gpt',
+            sessionId: 's1',
+            createdAt: timeAt(0),
+            updatedAt: timeAt(0),
+          },
+        ]);
+        await store.appendEvents('r1', [...stepEvents('r1', 1, 1), e.end(5, 'step_limit')]);
+        const run = await store.readRun('r1');
+        expect(run?.status).toBe('step_limit');
+        expect(run?.state).toBeUndefined();
+        expect(await store.listRuns()).toEqual([
+          {
+            runId: 'r1',
+            status: 'step_limit',
+            model: 'openai:gpt',
+            sessionId: 's1',
+            createdAt: timeAt(0),
+            updatedAt: timeAt(5),
+          },
+        ]);
+      });
+
+      it('a paused segment carries state; a resumed segment is running without state; its run_end decides', async () => {
+        const store = await open();
+        const e = eventsOf('paused');
+        await store.appendEvents('paused', [e.start(0), e.end(1, 'awaiting_approval', state)]);
+        let run = await store.readRun('paused');
+        expect(run?.status).toBe('awaiting_approval');
+        expect(run?.state).toEqual(state);
+        expect((await store.listRuns({ status: 'awaiting_approval' })).map((row) => row.runId)).toEqual(['paused']);
+
+        await store.appendEvents('paused', [e.start(2, { resumed: true, model: 'other:model' })]);
+        run = await store.readRun('paused');
+        expect(run?.status).toBe('running');
+        expect(run?.state).toBeUndefined();
+        expect(await store.listRuns({ status: 'awaiting_approval' })).toEqual([]);
+        const [row] = await store.listRuns({ status: 'running' });
+        expect(row?.model).toBe('test:model');
+
+        await store.appendEvents('paused', [...stepEvents('paused', 1, 3), e.end(7)]);
+        run = await store.readRun('paused');
+        expect(run?.status).toBe('completed');
+        expect(run?.state).toBeUndefined();
+        expect((await store.listRuns({ status: 'completed' })).map((summary) => summary.runId)).toEqual(['paused']);
+      });
+
+      it('only a run_start opens a segment: other events after run_end leave the status', async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        await store.appendEvents('r1', [e.start(0), e.end(1, 'aborted')]);
+        await store.appendEvents('r1', [e.modelStart(2)]);
+        expect((await store.readRun('r1'))?.status).toBe('aborted');
+        expect((await store.listRuns())[0]?.status).toBe('aborted');
+      });
+
+      it('a journal without run_start is running, without model or session', async () => {
+        const store = await open();
+        await store.appendEvents('r1', stepEvents('r1', 1, 0));
+        expect(await store.listRuns()).toEqual([
+          { runId: 'r1', status: 'running', createdAt: timeAt(0), updatedAt: timeAt(3) },
+        ]);
+      });
+    });
+
+    describe('appends are idempotent and append-only', () => {
+      it('skips events already journaled with the same content (a retried append) and keeps the new ones', async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        const batch = [e.start(0), e.modelStart(1), e.modelEnd(2)];
+        await store.appendEvents('r1', batch);
+        await store.appendEvents('r1', batch);
+        await store.appendEvents('r1', [e.modelEnd(2), e.toolStart(3), e.toolEnd(4)]);
+        const run = await store.readRun('r1');
+        expect(run?.events.map((event) => event.sequence)).toEqual([0, 1, 2, 3, 4]);
+        expect(run?.events).toEqual(json([...batch, e.toolStart(3), e.toolEnd(4)]));
+      });
+
+      it('refuses different content at a journaled sequence, writing nothing of the batch', async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        await store.appendEvents('r1', [e.start(0), e.toolEnd(1, 1, 'first')]);
+        const error = await rejection(store.appendEvents('r1', [e.toolEnd(1, 1, 'second'), e.end(2)]));
+        expect(error.code).toBe('store_conflict');
+        expect(error.message).toContain('sequence 1 is already journaled with different content');
+        const run = await store.readRun('r1');
+        expect(run?.events.map((event) => event.sequence)).toEqual([0, 1]);
+        expect(run?.status).toBe('running');
+      });
+
+      it('refuses an event before the last journaled sequence that is not already there', async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        await store.appendEvents('r1', [e.start(0), e.modelStart(5)]);
+        const error = await rejection(store.appendEvents('r1', [e.modelStart(3)]));
+        expect(error.code).toBe('store_conflict');
+        expect(error.message).toContain("sequence 3 comes before the run's last journaled sequence 5");
+        expect((await store.readRun('r1'))?.events.map((event) => event.sequence)).toEqual([0, 5]);
+      });
+
+      it('concurrent identical appends journal once; concurrent conflicting appends: one wins, one conflicts', async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        const batch = [e.start(0), ...stepEvents('r1', 1, 1)];
+        await Promise.all(Array.from({ length: 6 }, () => store.appendEvents('r1', batch)));
+        expect((await store.readRun('r1'))?.events).toEqual(json(batch));
+
+        const outcomes = await Promise.allSettled([
+          store.appendEvents('r1', [e.toolEnd(5, 2, 'A')]),
+          store.appendEvents('r1', [e.toolEnd(5, 2, 'B')]),
+        ]);
+        expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+        const [failure] = outcomes.filter((outcome) => outcome.status === 'rejected');
+        expect(StoreError.isInstance(failure?.reason) && failure.reason.code).toBe('store_conflict');
+        const last = (await store.readRun('r1'))?.events.at(-1) as { result: string };
+        expect(['A', 'B']).toContain(last.result);
+      });
+
+      it('many runs appended concurrently step by step keep every event', async () => {
+        const store = await open();
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, index) => {
+            const runId = `run-${index}`;
+            await store.appendEvents(runId, [eventsOf(runId).start(0)]);
+            for (let step = 1; step <= 5; step++)
+              await store.appendEvents(runId, stepEvents(runId, step, step * 4 - 3));
+            await store.appendEvents(runId, [eventsOf(runId).end(21)]);
+          }),
+        );
+        const runs = await store.listRuns({ status: 'completed' });
+        expect(runs).toHaveLength(8);
+        for (const { runId } of runs) {
+          const run = await store.readRun(runId);
+          expect(run?.events.map((event) => event.sequence)).toEqual(Array.from({ length: 22 }, (_, index) => index));
+        }
+      });
+    });
+
+    describe('bad input is a StoreError (invalid_input) naming the problem, and writes nothing', () => {
+      const e = eventsOf('r1');
+      const cyclic: Record<string, unknown> = { ...e.toolStart(1) };
+      cyclic.arguments = cyclic;
+      const cases: [string, string, unknown, string][] = [
+        ['an empty run id', '', [], 'runId must be a non-empty string'],
+        ['a NUL in the run id', 'r\u00001', [], 'without NUL'],
+        ['events that are not an array', 'r1', { 0: e.start(0) }, 'events must be an array'],
+        ['an event that is not an object', 'r1', [e.start(0), 'text'], 'event 1 must be an object'],
+        ['an event of another run', 'r1', [eventsOf('r2').start(0)], 'belongs to run "r2"'],
+        ['a negative sequence', 'r1', [{ ...e.start(0), sequence: -1 }], 'needs an integer sequence'],
+        ['a fractional sequence', 'r1', [{ ...e.start(0), sequence: 1.5 }], 'needs an integer sequence'],
+        ['a sequence as a string', 'r1', [{ ...e.start(0), sequence: '1' }], 'needs an integer sequence'],
+        ['a sequence past 2^31-1', 'r1', [{ ...e.start(0), sequence: 2 ** 31 }], 'needs an integer sequence'],
+        ['a batch out of order', 'r1', [e.start(0), e.modelStart(2), e.modelEnd(1)], 'sequence 1 after 2'],
+        ['a repeated sequence in a batch', 'r1', [e.start(0), e.start(0)], 'sequence 0 after 0'],
+        ['a missing type', 'r1', [{ ...e.start(0), type: undefined }], 'needs a type'],
+        ['a bad timestamp', 'r1', [{ ...e.start(0), timestamp: 'yesterday' }], 'timestamp must be an ISO 8601 time'],
+        ['a cyclic event', 'r1', [e.start(0), cyclic], 'is not JSON'],
+        ['a BigInt', 'r1', [{ ...e.start(0), prompt: 10n }], 'is not JSON'],
+        ['a run_start without model', 'r1', [{ ...e.start(0), model: undefined }], 'needs a string model'],
+        [
+          'a run_start with a numeric sessionId',
+          'r1',
+          [{ ...e.start(0), sessionId: 7 }],
+          'sessionId that is not a string',
+        ],
+        [
+          'a run_end without status',
+          'r1',
+          [e.start(0), { ...e.end(1), status: '' }],
+          'needs a non-empty string status',
+        ],
+      ];
+      for (const [what, runId, events, message] of cases) {
+        it(what, async () => {
+          const store = await open();
+          const error = await rejection(store.appendEvents(runId, events as RunEvent[]));
+          expect(error.code).toBe('store_invalid_input');
+          expect(error.message).toContain(message);
+          expect(await store.listRuns()).toEqual([]);
+        });
+      }
+
+      it('an event over maxEventChars', async () => {
+        const store = await open({ maxEventChars: 1000 });
+        const error = await rejection(store.appendEvents('r1', [e.start(0), e.toolEnd(1, 1, 'y'.repeat(1000))]));
+        expect(error.message).toMatch(/event 1 \(sequence 1\) is \d+ characters of JSON, over the limit of 1000/);
+        expect(await store.readRun('r1')).toBeUndefined();
+      });
+
+      it('queries: a limit outside 1..1000, a before that is no time, an empty status', async () => {
+        const store = await open();
+        for (const [query, message] of [
+          [{ limit: 0 }, 'limit must be an integer from 1 to 1000'],
+          [{ limit: 1001 }, 'limit must be an integer from 1 to 1000'],
+          [{ limit: 2.5 }, 'limit must be an integer from 1 to 1000'],
+          [{ before: 'last week' }, 'before must be an ISO 8601 time'],
+          [{ status: '' }, 'status must be a non-empty string'],
+        ] as const) {
+          const error = await rejection(store.listRuns(query as never));
+          expect(error.message).toContain(message);
+        }
+        expect((await rejection(store.listSessions({ limit: -1 }))).message).toContain('limit must be');
+        expect((await rejection(store.readRun(''))).message).toContain('readRun: runId');
+      });
+    });
+
+    describe('listRuns', () => {
+      async function seed(store: Store) {
+        // r0..r5: updatedAt grows with the index; odd runs completed, even ones paused; r0-r2 in session A.
+        for (let index = 0; index < 6; index++) {
+          const runId = `r${index}`;
+          const e = eventsOf(runId, Date.UTC(2025, 1, 1) + index * 60_000);
+          const end = index % 2 === 1 ? e.end(1) : e.end(1, 'awaiting_approval', { ...state, runId });
+          await store.appendEvents(runId, [e.start(0, index < 3 ? { sessionId: 'A' } : {}), end]);
+        }
+      }
+
+      it('lists newest first, filters by derived status and session, pages with limit and before', async () => {
+        const store = await open();
+        await seed(store);
+        const ids = (rows: { runId: string }[]) => rows.map((row) => row.runId);
+        expect(ids(await store.listRuns())).toEqual(['r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
+        expect(ids(await store.listRuns({ status: 'completed' }))).toEqual(['r5', 'r3', 'r1']);
+        expect(ids(await store.listRuns({ status: 'awaiting_approval', sessionId: 'A' }))).toEqual(['r2', 'r0']);
+        expect(ids(await store.listRuns({ sessionId: 'A', limit: 2 }))).toEqual(['r2', 'r1']);
+        const page = await store.listRuns({ limit: 2 });
+        expect(ids(page)).toEqual(['r5', 'r4']);
+        expect(ids(await store.listRuns({ limit: 2, before: page.at(-1)?.updatedAt }))).toEqual(['r3', 'r2']);
+        expect(await store.listRuns({ status: 'no such status' })).toEqual([]);
+      });
+
+      it('breaks ties of updatedAt by runId, descending; the default limit is 50', async () => {
+        const store = await open();
+        for (let index = 0; index < 55; index++) {
+          const runId = `t${String(index).padStart(2, '0')}`;
+          await store.appendEvents(runId, [eventsOf(runId).start(0)]);
+        }
+        const rows = await store.listRuns();
+        expect(rows).toHaveLength(50);
+        expect(rows[0]?.runId).toBe('t54');
+        expect(rows[49]?.runId).toBe('t05');
+      });
+    });
+
+    describe('sessions', () => {
+      const session = (id: string, minute: number, messages = 2) => ({
+        id,
+        messages: Array.from({ length: messages }, (_, index) =>
+          index % 2 === 0
+            ? { role: 'user' as const, content: `question ${index}` }
+            : { role: 'assistant' as const, content: `answer ${index}` },
+        ),
+        createdAt: timeAt(0),
+        updatedAt: timeAt(minute * 60),
+        meta: { skill: 'assistant', model: 'test:model' },
+      });
+
+      it('saves, reads, overwrites, lists newest first and deletes', async () => {
+        const store = await open();
+        expect(await store.getSession('a')).toBeUndefined();
+        await store.saveSession(session('a', 1));
+        await store.saveSession(session('b', 2, 1));
+        await store.saveSession(session('c', 3, 0));
+        expect(await store.getSession('a')).toEqual(session('a', 1));
+        await store.saveSession(session('a', 4, 3));
+        expect(await store.getSession('a')).toEqual(session('a', 4, 3));
+        expect(await store.listSessions()).toEqual([
+          { id: 'a', messageCount: 3, createdAt: timeAt(0), updatedAt: timeAt(240) },
+          { id: 'c', messageCount: 0, createdAt: timeAt(0), updatedAt: timeAt(180) },
+          { id: 'b', messageCount: 1, createdAt: timeAt(0), updatedAt: timeAt(120) },
+        ]);
+        expect((await store.listSessions({ limit: 1, before: timeAt(240) })).map((row) => row.id)).toEqual(['c']);
+        expect(await store.deleteSession('c')).toBe(true);
+        expect(await store.deleteSession('c')).toBe(false);
+        expect(await store.getSession('c')).toBeUndefined();
+        expect((await store.listSessions()).map((row) => row.id)).toEqual(['a', 'b']);
+      });
+
+      it('refuses a bad session with a StoreError naming the field', async () => {
+        const store = await open({ maxSessionChars: 5000 });
+        const good = session('s', 1);
+        for (const [bad, message] of [
+          [null, 'session must be an object'],
+          [{ ...good, id: 42 }, 'session.id must be a non-empty string'],
+          [{ ...good, messages: 'hi' }, 'messages must be an array'],
+          [{ ...good, createdAt: 'now' }, 'createdAt must be an ISO 8601 time'],
+          [{ ...good, updatedAt: undefined }, 'updatedAt must be an ISO 8601 time'],
+          [{ ...good, meta: ['x'] }, 'meta must be an object'],
+          [{ ...good, meta: { size: 1n } }, 'the session is not JSON'],
+          [
+            { ...good, messages: [{ role: 'user', content: 'z'.repeat(5000) }] },
+            'over the limit of 5000 (maxSessionChars)',
+          ],
+        ] as const) {
+          const error = await rejection(store.saveSession(bad as never));
+          expect(error.code).toBe('store_invalid_input');
+          expect(error.message).toContain(message);
+        }
+        expect(await store.listSessions()).toEqual([]);
+      });
+    });
+
+    describe('faults', () => {
+      it('a corrupt journal row fails readRun naming run and sequence; other runs still read and list', async () => {
+        const store = await open();
+        const e = eventsOf('bad');
+        await store.appendEvents('bad', [e.start(0), e.modelStart(1), e.end(2)]);
+        await store.appendEvents('good', [eventsOf('good').start(0)]);
+        for (const [text, why] of [
+          ['{"type":"model_start", trunc', 'its JSON does not parse'],
+          ['[1,2]', 'it is not a JSON object'],
+          [JSON.stringify({ ...e.modelStart(1), sequence: 9 }), 'does not match the row'],
+          [JSON.stringify({ ...e.modelStart(1), timestamp: 'never' }), 'its timestamp is not a time'],
+        ]) {
+          await target.corruptEvent(store, 'bad', 1, text as string);
+          const error = await rejection(store.readRun('bad'));
+          expect(error.code).toBe('store_corrupt');
+          expect(error.message).toContain('run "bad" has a corrupt journal row at sequence 1');
+          expect(error.message).toContain(why);
+        }
+        expect((await store.readRun('good'))?.status).toBe('running');
+        expect((await store.listRuns()).map((row) => [row.runId, row.status])).toEqual([
+          ['bad', 'completed'],
+          ['good', 'running'],
+        ]);
+      });
+
+      it('a corrupt session fails getSession naming it; others still read', async () => {
+        const store = await open();
+        const base = { messages: [], createdAt: timeAt(0), updatedAt: timeAt(1) };
+        await store.saveSession({ id: 'bad', ...base });
+        await store.saveSession({ id: 'good', ...base });
+        await target.corruptSession(store, 'bad', '{"id":"bad","messages":');
+        const error = await rejection(store.getSession('bad'));
+        expect(error.code).toBe('store_corrupt');
+        expect(error.message).toContain('session "bad" is corrupt');
+        expect(await store.getSession('good')).toEqual({ id: 'good', ...base });
+      });
+
+      it('close() is idempotent; every method of a closed store rejects with store_closed', async () => {
+        const store = await target.open();
+        await store.appendEvents('r1', [eventsOf('r1').start(0)]);
+        await Promise.all([store.close(), store.close()]);
+        await store.close();
+        const calls: [string, () => Promise<unknown>][] = [
+          ['appendEvents', () => store.appendEvents('r1', [eventsOf('r1').modelStart(1)])],
+          ['readRun', () => store.readRun('r1')],
+          ['listRuns', () => store.listRuns()],
+          ['getSession', () => store.getSession('s')],
+          [
+            'saveSession',
+            () => store.saveSession({ id: 's', messages: [], createdAt: timeAt(0), updatedAt: timeAt(0) }),
+          ],
+          ['deleteSession', () => store.deleteSession('s')],
+          ['listSessions', () => store.listSessions()],
+        ];
+        for (const [method, call] of calls) {
+          const error = await rejection(call());
+          expect(error.code).toBe('store_closed');
+          expect(error.message).toContain(`${method}: the store`);
+        }
+      });
+    });
+
+    if (target.reopen !== undefined) {
+      const reopen = target.reopen.bind(target);
+      it('everything appended and saved is there after close and reopen', async () => {
+        const store = await target.open();
+        const e = eventsOf('r1');
+        await store.appendEvents('r1', [e.start(0, { sessionId: 's1' }), e.end(1, 'awaiting_approval', state)]);
+        await store.saveSession({
+          id: 's1',
+          messages: [{ role: 'user', content: 'hi' }],
+          createdAt: timeAt(0),
+          updatedAt: timeAt(1),
+        });
+        const before = {
+          run: await store.readRun('r1'),
+          runs: await store.listRuns(),
+          session: await store.getSession('s1'),
+        };
+        await store.close();
+        const again = await reopen(store);
+        opened.push(again);
+        expect({
+          run: await again.readRun('r1'),
+          runs: await again.listRuns(),
+          session: await again.getSession('s1'),
+        }).toEqual(before);
+        await again.appendEvents('r1', [e.start(2, { resumed: true })]);
+        expect((await again.readRun('r1'))?.status).toBe('running');
+      });
+    }
+  });
+}
