@@ -22,6 +22,21 @@ const files = fs
   .filter((file) => file.includes(filter))
   .sort();
 
+// Packages with a native addon cannot be bundled (their loader looks for the .node file beside the bundle):
+// they stay external and resolve through a node_modules link, in the bundles' folder, to the package's real
+// folder (found in the workspace package that depends on it).
+const NATIVE = ['better-sqlite3'];
+for (const name of NATIVE) {
+  const owner = ['packages', 'apps']
+    .flatMap((group) =>
+      fs.readdirSync(path.join(root, group)).map((dir) => path.join(root, group, dir, 'node_modules', name)),
+    )
+    .find((candidate) => fs.existsSync(candidate));
+  if (owner === undefined) continue;
+  fs.mkdirSync(path.join(out, 'node_modules'), { recursive: true });
+  fs.symlinkSync(fs.realpathSync(owner), path.join(out, 'node_modules', name), 'dir');
+}
+
 let failed = 0;
 for (const file of files) {
   const bundle = path.join(out, `${file.replaceAll(path.sep, '-')}.mjs`);
@@ -35,6 +50,7 @@ for (const file of files) {
       '--format=esm',
       '--conditions=@bridle/source',
       '--log-level=warning',
+      ...NATIVE.map((name) => `--external:${name}`),
       `--outfile=${bundle}`,
       '--banner:js=import { createRequire as __cr } from "node:module"; const require = __cr(import.meta.url);',
     ],
