@@ -41,6 +41,14 @@ function explain(
       message: `${file} is not a SQLite database or is damaged: ${detail}. Pick another path, or restore the file from a backup`,
     };
   }
+  if (code === 'ERR_DLOPEN_FAILED' || /NODE_MODULE_VERSION|bindings file|better_sqlite3\.node/.test(detail)) {
+    return {
+      kind: 'unavailable',
+      message:
+        `cannot load better-sqlite3's native addon for SQLite store ${file} in Node ${process.version}: ${detail}. ` +
+        "Reinstall dependencies with this Node (npm rebuild better-sqlite3), or use a 'postgres://' or 'memory:' store",
+    };
+  }
   if (code.startsWith('SQLITE_FULL')) {
     return {
       kind: 'unavailable',

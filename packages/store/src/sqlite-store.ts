@@ -47,7 +47,12 @@ export interface SqliteStoreOptions {
 
 /** Opens (creating folders, file and schema as needed) a SQLite store; failures are `ConfigError`s with the fix. */
 export async function openSqliteStore(file: string, options: SqliteStoreOptions): Promise<Store> {
-  const { default: Sqlite } = await import('better-sqlite3');
+  let Sqlite: typeof BetterSqlite3;
+  try {
+    Sqlite = (await import('better-sqlite3')).default;
+  } catch (error) {
+    throw sqliteOpenError(error, file, options.busyTimeoutMs);
+  }
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
   } catch (error) {
