@@ -1,5 +1,6 @@
 import type { ModelResponse, ToolCall } from '@bridle/protocol';
-import type { FakeOutcome, FakeProviderRequest, FakeProviderScript } from './fake-provider-script';
+import { type FakeCacheUsage, FakePromptCache } from './fake-prompt-cache';
+import type { FakeOutcome, FakeProviderRequest, FakeProviderScript, FakeReasoning } from './fake-provider-script';
 import {
   type FakeProviderServer,
   type SseEvent,
@@ -40,10 +41,54 @@ function inputOf(call: ToolCall): unknown {
   }
 }
 
-function blocks(response: ModelResponse): Body[] {
+/** Options of {@link fakeAnthropicServer}. */
+export interface FakeAnthropicServerOptions {
+  /**
+   * Simulate Anthropic's prompt cache: each request's `cache_control` breakpoints write the prefix before them, and
+   * later requests read what an earlier one wrote (see the docs). The usage then reports `input_tokens`,
+   * `cache_creation_input_tokens` and `cache_read_input_tokens` from the simulation (tokens estimated at 4 characters
+   * each), whatever the script says about input. Default false.
+   */
+  promptCache?: boolean;
+}
+
+/** A thinking or redacted_thinking block for a scripted reasoning step. */
+function thinkingBlock(reasoning: FakeReasoning): Body {
+  if (reasoning.redacted !== undefined) return { type: 'redacted_thinking', data: reasoning.redacted };
+  return { type: 'thinking', thinking: reasoning.text ?? '', signature: reasoning.signature ?? '' };
+}
+
+function reasoningOf(outcome?: FakeOutcome): readonly FakeReasoning[] {
+  return outcome?.type === 'response' ? (outcome.reasoning ?? []) : [];
+}
+
+function blocks(response: ModelResponse, outcome?: FakeOutcome): Body[] {
   const calls = response.toolCalls ?? [];
   const text = response.content !== '' || calls.length === 0 ? [{ type: 'text', text: response.content }] : [];
-  return [...text, ...calls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: inputOf(call) }))];
+  return [
+    ...reasoningOf(outcome).map(thinkingBlock),
+    ...text,
+    ...calls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: inputOf(call) })),
+  ];
+}
+
+/** Anthropic's input usage fields: from the prompt cache simulation, else from the response's usage. */
+function inputUsage(response: ModelResponse, request: FakeProviderRequest, cache?: FakeCacheUsage): Body {
+  if (cache) {
+    return {
+      input_tokens: cache.uncached,
+      cache_creation_input_tokens: cache.write,
+      cache_read_input_tokens: cache.read,
+    };
+  }
+  const usage = usageOf(response, request.body);
+  const read = usage.cacheReadTokens ?? 0;
+  const write = usage.cacheWriteTokens ?? 0;
+  return {
+    input_tokens: Math.max(0, usage.inputTokens - read - write),
+    cache_creation_input_tokens: write,
+    cache_read_input_tokens: read,
+  };
 }
 
 function stopReason(response: ModelResponse, outcome?: FakeOutcome): string {
@@ -57,6 +102,7 @@ function message(
   callIndex: number,
   done: boolean,
   outcome?: FakeOutcome,
+  cache?: FakeCacheUsage,
 ): Body {
   const usage = usageOf(response, request.body);
   return {
@@ -64,23 +110,46 @@ function message(
     type: 'message',
     role: 'assistant',
     model: requestedModel(request.body),
-    content: done ? blocks(response) : [],
+    content: done ? blocks(response, outcome) : [],
     stop_reason: done ? stopReason(response, outcome) : null,
     stop_sequence: null,
     usage: {
-      input_tokens: usage.inputTokens,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
+      ...inputUsage(response, request, cache),
       output_tokens: done ? usage.outputTokens : 1,
       service_tier: 'standard',
     },
   };
 }
 
-function blockEvents(response: ModelResponse): Body[] {
+function thinkingEvents(reasoning: readonly FakeReasoning[]): Body[] {
   const events: Body[] = [];
+  reasoning.forEach((step, index) => {
+    if (step.redacted !== undefined) {
+      events.push({ type: 'content_block_start', index, content_block: thinkingBlock(step) });
+    } else {
+      events.push({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      });
+      for (const thinking of textDeltas(step.text ?? '')) {
+        events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking } });
+      }
+      events.push({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'signature_delta', signature: step.signature ?? '' },
+      });
+    }
+    events.push({ type: 'content_block_stop', index });
+  });
+  return events;
+}
+
+function blockEvents(response: ModelResponse, reasoning: readonly FakeReasoning[] = []): Body[] {
+  const events: Body[] = thinkingEvents(reasoning);
   const calls = response.toolCalls ?? [];
-  let index = 0;
+  let index = reasoning.length;
   if (response.content !== '' || calls.length === 0) {
     events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
     events.push({ type: 'ping' });
@@ -107,15 +176,16 @@ function render(
   outcome: FakeOutcome,
   request: FakeProviderRequest,
   callIndex: number,
+  cache?: FakeCacheUsage,
 ): { json: unknown } | { events: SseEvent[] } {
   if (outcome.type === 'raw') return renderRaw(outcome, (request.body as Body | null)?.stream === true, true);
   const response = 'response' in outcome && outcome.response ? outcome.response : { content: '' };
   if ((request.body as Body | null)?.stream !== true)
-    return { json: message(response, request, callIndex, true, outcome) };
+    return { json: message(response, request, callIndex, true, outcome, cache) };
   const before = outcome.type === 'stream_error' ? (outcome.before ?? { content: '' }) : response;
   const body: Body[] = [
-    { type: 'message_start', message: message(before, request, callIndex, false) },
-    ...blockEvents(before),
+    { type: 'message_start', message: message(before, request, callIndex, false, outcome, cache) },
+    ...blockEvents(before, reasoningOf(outcome)),
   ];
   if (outcome.type === 'stream_error') {
     body.push({
@@ -141,9 +211,25 @@ function render(
  * A local Anthropic Messages API server (`POST /v1/messages`) on an ephemeral `127.0.0.1` port, answering with JSON
  * or, when the body has `stream: true`, SSE events (`message_start`, `content_block_start/delta/stop`,
  * `message_delta`, `message_stop`). Each call takes the next step of `script` and is recorded in `requests`.
- * `baseURL` is the origin (the Anthropic SDK adds `/v1`). Call `close()` when done.
+ * `baseURL` is the origin (the Anthropic SDK adds `/v1`). Call `close()` when done. With `promptCache: true` it
+ * simulates the prompt cache (see {@link FakeAnthropicServerOptions}).
  */
-export function fakeAnthropicServer(script: FakeProviderScript = []): Promise<FakeProviderServer> {
+export function fakeAnthropicServer(
+  script: FakeProviderScript = [],
+  options: FakeAnthropicServerOptions = {},
+): Promise<FakeProviderServer> {
+  const cache = options.promptCache ? new FakePromptCache() : undefined;
+  const accounted = new WeakMap<FakeProviderRequest, FakeCacheUsage>();
+  // Each request is accounted once, when it is first rendered (a request is rendered once).
+  const cacheUsage = (request: FakeProviderRequest): FakeCacheUsage | undefined => {
+    if (!cache || typeof request.body !== 'object' || request.body === null) return undefined;
+    let usage = accounted.get(request);
+    if (!usage) {
+      usage = cache.account(request.body as Body);
+      accounted.set(request, usage);
+    }
+    return usage;
+  };
   const format: WireFormat = {
     serverName: 'fakeAnthropicServer',
     basePath: '',
@@ -154,7 +240,7 @@ export function fakeAnthropicServer(script: FakeProviderScript = []): Promise<Fa
       error: { type: errorType ?? DEFAULT_ERROR_TYPE[status] ?? 'api_error', message },
     }),
     headers: () => ({ 'request-id': `req_fake${++requestCounter}` }),
-    render,
+    render: (outcome, request, callIndex) => render(outcome, request, callIndex, cacheUsage(request)),
   };
   return startFakeProviderServer(format, script);
 }

@@ -52,6 +52,21 @@ export interface FakeCut {
 }
 
 /**
+ * A reasoning step sent before the answer: an Anthropic `thinking` block (`text` and `signature`) or
+ * `redacted_thinking` block (`redacted`), or a Responses API `reasoning` item (`text` as its summary, `signature` as
+ * its `encrypted_content`, sent only when the request's `include` asks for `reasoning.encrypted_content`).
+ * Chat Completions has no such shape and ignores it.
+ */
+export interface FakeReasoning {
+  /** The thinking text (Anthropic `thinking`; a Responses `summary_text`). */
+  text?: string;
+  /** Anthropic's `signature`; the Responses item's `encrypted_content`. */
+  signature?: string;
+  /** Anthropic only: a `redacted_thinking` block with this `data` instead of a thinking block. */
+  redacted?: string;
+}
+
+/**
  * A response with wire options. `interleave` (OpenAI only) sends the argument deltas of several tool calls
  * round-robin instead of one call after the other, which the formats allow and clients must assemble.
  */
@@ -64,6 +79,8 @@ export interface FakeResponse {
    * `length`); for the Responses API the `incomplete_details.reason` of an incomplete response (`max_output_tokens`).
    */
   stopReason?: string;
+  /** Thinking blocks / reasoning items sent before the answer, in order (see {@link FakeReasoning}). */
+  reasoning?: readonly FakeReasoning[];
 }
 
 /**

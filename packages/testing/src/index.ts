@@ -1,6 +1,7 @@
 export { expectValidTranscript } from './expect-valid-transcript';
-export { fakeAnthropicServer } from './fake-anthropic-server';
+export { type FakeAnthropicServerOptions, fakeAnthropicServer } from './fake-anthropic-server';
 export { type FakeOpenAIServerOptions, fakeOpenAIServer } from './fake-openai-server';
+export { type FakeCacheUsage, FakePromptCache } from './fake-prompt-cache';
 export type {
   FakeCut,
   FakeHang,
@@ -9,6 +10,7 @@ export type {
   FakeProviderScript,
   FakeProviderStep,
   FakeRaw,
+  FakeReasoning,
   FakeResponse,
   FakeStreamError,
 } from './fake-provider-script';
