@@ -1,7 +1,8 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { ModelResponse, ModelStreamPart, ToolCall, Usage } from '@bridle/protocol';
+import type { ModelResponse, ModelStreamPart, ToolCall } from '@bridle/protocol';
 import { abortReason } from '@bridle/protocol';
-import { checkStopReason, fromAnthropicUsage } from './anthropic-result';
+import type { ThinkingBlockData } from './anthropic-provider-data';
+import { type AnthropicUsageFields, finishAnthropicResponse, fromAnthropicUsage } from './anthropic-result';
 import { providerError } from './map-anthropic-error';
 import { parseToolInput } from './tool-arguments';
 
@@ -19,19 +20,40 @@ function toolUseArguments(toolUse: PendingToolUse): unknown {
   return parseToolInput(toolUse.json);
 }
 
+/** Copies the usage numbers an event carries over what is known (stream usage is cumulative; nulls mean "unchanged"). */
+function mergeUsage(
+  known: AnthropicUsageFields,
+  update: AnthropicUsageFields | null | undefined,
+): AnthropicUsageFields {
+  const merged = { ...known };
+  for (const key of [
+    'input_tokens',
+    'output_tokens',
+    'cache_creation_input_tokens',
+    'cache_read_input_tokens',
+  ] as const) {
+    const value = update?.[key];
+    if (typeof value === 'number') merged[key] = value;
+  }
+  return merged;
+}
+
 /**
  * Reads a Messages API event stream: yields `text_delta`s as they come, assembles each `tool_use` block from its
- * `input_json_delta`s (by block index), and ends with the response after `message_stop`. Thinking, redacted thinking
- * and server tool blocks (and their deltas), citations and `ping`s are skipped. A stream that stops
- * before `message_stop` throws a `network` ProviderError; an aborted signal rejects with its reason.
+ * `input_json_delta`s and each thinking block from its `thinking_delta`s and `signature_delta` (by block index), and
+ * ends with the response after `message_stop`, with its finish reason and the thinking blocks in `providerData`.
+ * Thinking text is not yielded as answer text; server tool blocks, citations and `ping`s are skipped. A stream that
+ * stops before `message_stop` throws a `network` ProviderError; an aborted signal rejects with its reason.
  */
 export async function* readAnthropicStream(
   events: AsyncIterable<RawMessageStreamEvent>,
   signal: AbortSignal,
+  model: string,
 ): AsyncGenerator<ModelStreamPart> {
   let content = '';
   const toolUses = new Map<number, PendingToolUse>();
-  let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  const thinking = new Map<number, ThinkingBlockData>();
+  let usage: AnthropicUsageFields = {};
   let stopReason: string | null = null;
   let finished = false;
 
@@ -39,33 +61,46 @@ export async function* readAnthropicStream(
     if (signal.aborted) throw abortReason(signal);
     switch (event.type) {
       case 'message_start':
-        usage = fromAnthropicUsage(event.message.usage);
+        usage = mergeUsage(usage, event.message.usage);
         break;
-      case 'content_block_start':
-        if (event.content_block.type === 'tool_use') {
-          const { id, name, input } = event.content_block;
-          toolUses.set(event.index, { id, name, input, json: '' });
-        } else if (event.content_block.type === 'text' && event.content_block.text !== '') {
-          content += event.content_block.text;
-          yield { type: 'text_delta', text: event.content_block.text };
+      case 'content_block_start': {
+        const block = event.content_block;
+        if (block.type === 'tool_use') {
+          toolUses.set(event.index, { id: block.id, name: block.name, input: block.input, json: '' });
+        } else if (block.type === 'thinking') {
+          thinking.set(event.index, {
+            type: 'thinking',
+            thinking: block.thinking ?? '',
+            signature: block.signature ?? '',
+          });
+        } else if (block.type === 'redacted_thinking') {
+          thinking.set(event.index, { type: 'redacted_thinking', data: block.data });
+        } else if (block.type === 'text' && block.text !== '') {
+          content += block.text;
+          yield { type: 'text_delta', text: block.text };
         }
-        break;
-      case 'content_block_delta':
-        if (event.delta.type === 'text_delta') {
-          content += event.delta.text;
-          yield { type: 'text_delta', text: event.delta.text };
-        } else if (event.delta.type === 'input_json_delta') {
-          const toolUse = toolUses.get(event.index);
-          if (toolUse) toolUse.json += event.delta.partial_json;
-        }
-        break;
-      case 'message_delta': {
-        stopReason = event.delta.stop_reason ?? stopReason;
-        // message_delta usage is cumulative; input counts appear here only on some models.
-        const delta = fromAnthropicUsage({ ...event.usage, input_tokens: event.usage.input_tokens ?? 0 });
-        usage = { inputTokens: Math.max(usage.inputTokens, delta.inputTokens), outputTokens: delta.outputTokens };
         break;
       }
+      case 'content_block_delta': {
+        const delta = event.delta;
+        if (delta.type === 'text_delta') {
+          content += delta.text;
+          yield { type: 'text_delta', text: delta.text };
+        } else if (delta.type === 'input_json_delta') {
+          const toolUse = toolUses.get(event.index);
+          if (toolUse) toolUse.json += delta.partial_json;
+        } else if (delta.type === 'thinking_delta' || delta.type === 'signature_delta') {
+          const block = thinking.get(event.index);
+          if (block?.type !== 'thinking') break;
+          if (delta.type === 'thinking_delta') block.thinking = `${block.thinking}${delta.thinking}`;
+          else block.signature = `${block.signature}${delta.signature}`;
+        }
+        break;
+      }
+      case 'message_delta':
+        stopReason = event.delta.stop_reason ?? stopReason;
+        usage = mergeUsage(usage, event.usage);
+        break;
       case 'message_stop':
         finished = true;
         break;
@@ -77,8 +112,8 @@ export async function* readAnthropicStream(
   const toolCalls: ToolCall[] = [...toolUses.entries()]
     .sort(([a], [b]) => a - b)
     .map(([, toolUse]) => ({ id: toolUse.id, name: toolUse.name, arguments: toolUseArguments(toolUse) }));
-  const response: ModelResponse = { content, usage };
+  const response: ModelResponse = { content, usage: fromAnthropicUsage(usage) };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
-  checkStopReason(stopReason, response);
-  yield { type: 'response', response };
+  const blocks = [...thinking.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
+  yield { type: 'response', response: finishAnthropicResponse(response, stopReason, blocks, model) };
 }

@@ -15,6 +15,11 @@ const CLIENT_TIMEOUT_MS = 10 * 60 * 1000;
  * with `ProviderError`s (the SDK's own retries are off: the agent loop retries). Throws `ConfigError` at creation
  * for bad options or a missing API key.
  *
+ * Every response has a `finishReason` and `providerData.anthropic` (`{ model, stopReason, thinking? }`): with
+ * `thinking`, the thinking blocks are sent back unchanged (signatures included) in the next requests of the tool
+ * loop, to the same model only. Prompt-cache breakpoints are placed automatically unless `promptCache: false`;
+ * `usage.cacheReadTokens` / `cacheWriteTokens` say what the cache served and stored (both part of `inputTokens`).
+ *
  * @example
  * const model = anthropic({ model: 'claude-sonnet-4-6' }); // key from ANTHROPIC_API_KEY
  */
@@ -29,13 +34,14 @@ export function anthropic(options: AnthropicOptions): Model {
       timeout: CLIENT_TIMEOUT_MS,
     });
   const requestOptions = (signal: AbortSignal) => ({ signal, maxRetries: 0 });
+  const url = `${client.baseURL.replace(/\/+$/, '')}/v1/messages`;
 
   async function generate(request: ModelRequest): Promise<ModelResponse> {
     try {
       const message = await client.messages.create(toAnthropicBody(request, resolved), requestOptions(request.signal));
-      return fromAnthropicMessage(message);
+      return fromAnthropicMessage(message, resolved.model);
     } catch (error) {
-      throw mapAnthropicError(error, request.signal);
+      throw mapAnthropicError(error, request.signal, url);
     }
   }
 
@@ -43,9 +49,9 @@ export function anthropic(options: AnthropicOptions): Model {
     try {
       const body = { ...toAnthropicBody(request, resolved), stream: true as const };
       const events = await client.messages.create(body, requestOptions(request.signal));
-      yield* readAnthropicStream(events, request.signal);
+      yield* readAnthropicStream(events, request.signal, resolved.model);
     } catch (error) {
-      throw mapAnthropicError(error, request.signal);
+      throw mapAnthropicError(error, request.signal, url);
     }
   }
 

@@ -1,2 +1,8 @@
 export { anthropic } from './anthropic';
-export { type AnthropicOptions, DEFAULT_MAX_TOKENS } from './resolve-anthropic-options';
+export { MAX_CACHE_BREAKPOINTS } from './anthropic-cache';
+export type { AnthropicProviderData, ThinkingBlockData } from './anthropic-provider-data';
+export {
+  type AnthropicOptions,
+  DEFAULT_MAX_TOKENS,
+  MIN_THINKING_BUDGET,
+} from './resolve-anthropic-options';

@@ -6,6 +6,7 @@ import {
   type ProviderErrorCode,
   parseRetryAfter,
 } from '@bridle/protocol';
+import { connectionDetail } from './connection-detail';
 
 const PROVIDER = 'anthropic';
 const CONTEXT_LENGTH = /prompt is too long|context window|context length|too many tokens/i;
@@ -47,7 +48,8 @@ export function providerError(
   return new ProviderError({
     code,
     provider: PROVIDER,
-    message: `anthropic request failed${status}: ${detail}. ${advice}`,
+    // One period between the detail and the advice, whatever the detail ends with ("Connection error.").
+    message: `anthropic request failed${status}: ${detail.replace(/[.\s]+$/, '')}. ${advice}`,
     ...fields,
   });
 }
@@ -67,14 +69,16 @@ function codeFor(status: number | undefined, type: string | null, message: strin
  * Turns whatever the SDK threw into what the adapter rejects with: the abort reason when `signal` is aborted
  * (never a ProviderError), a `ProviderError` for API, connection and stream failures (a mid-stream `error` event has
  * no HTTP status, so it is mapped by its error type: `overloaded_error` is a retryable `server` error), anything
- * else unchanged.
+ * else unchanged. Connection failures name `url`, the endpoint that was tried (without credentials).
  */
-export function mapAnthropicError(error: unknown, signal: AbortSignal): unknown {
+export function mapAnthropicError(error: unknown, signal: AbortSignal, url: string): unknown {
   if (signal.aborted) return abortReason(signal);
   if (ProviderError.isInstance(error)) return error;
   if (error instanceof APIUserAbortError) return new DOMException('This operation was aborted', 'AbortError');
-  if (error instanceof APIConnectionTimeoutError) return providerError('timeout', error.message, { cause: error });
-  if (error instanceof APIConnectionError) return providerError('network', error.message, { cause: error });
+  if (error instanceof APIConnectionTimeoutError)
+    return providerError('timeout', connectionDetail(error, url), { cause: error });
+  if (error instanceof APIConnectionError)
+    return providerError('network', connectionDetail(error, url), { cause: error });
   if (error instanceof APIError) {
     const detail = error.type ? `${error.type}: ${error.apiMessage ?? error.message}` : error.message;
     const code = codeFor(error.status, error.type, error.apiMessage ?? error.message);
@@ -85,7 +89,7 @@ export function mapAnthropicError(error: unknown, signal: AbortSignal): unknown 
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     });
   }
-  if (isNetworkFailure(error)) return providerError('network', (error as Error).message, { cause: error });
+  if (isNetworkFailure(error)) return providerError('network', connectionDetail(error as Error, url), { cause: error });
   if (error instanceof SyntaxError)
     return providerError('server', `malformed data in the response (${error.message})`, { cause: error });
   return error;

@@ -10,14 +10,20 @@ describe('anthropic against the fake server', () => {
     const response = await model.generate(modelRequest([{ role: 'user', content: 'Hi' }], { system: 'Be brief.' }));
 
     expect(model.id).toBe('anthropic:claude-test');
-    expect(response).toEqual({ content: 'Hello there', usage: { inputTokens: 12, outputTokens: 3 } });
+    expect(response).toEqual({
+      content: 'Hello there',
+      usage: { inputTokens: 12, outputTokens: 3 },
+      finishReason: 'stop',
+      providerData: { anthropic: { model: 'claude-test', stopReason: 'end_turn' } },
+    });
     expect(server.requests[0]?.path).toBe('/v1/messages');
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-ant-test');
+    // Prompt caching is on by default: breakpoints on the system prompt and on the newest user turn.
     expect(bodyOf(server)).toEqual({
       model: 'claude-test',
       max_tokens: 4096,
-      messages: [{ role: 'user', content: 'Hi' }],
-      system: 'Be brief.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral' } }] }],
+      system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
     });
   });
 
@@ -25,13 +31,20 @@ describe('anthropic against the fake server', () => {
     const server = await serve([
       { content: '', toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Paris' } }] },
     ]);
-    const model = anthropic({ model: 'claude-test', apiKey: 'k', baseURL: server.baseURL, maxTokens: 100 });
+    const model = anthropic({
+      model: 'claude-test',
+      apiKey: 'k',
+      baseURL: server.baseURL,
+      maxTokens: 100,
+      promptCache: false,
+    });
 
     const response = await model.generate(
       modelRequest([{ role: 'user', content: 'Weather?' }], { tools: [weatherTool] }),
     );
 
     expect(response.content).toBe('');
+    expect(response.finishReason).toBe('tool_calls');
     expect(response.toolCalls).toEqual([{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Paris' } }]);
     expect(bodyOf(server).max_tokens).toBe(100);
     expect(bodyOf(server).tools).toEqual([
@@ -70,7 +83,7 @@ describe('anthropic against the fake server', () => {
 
   it('sends tool_use blocks, and merges consecutive tool results (with is_error) and the next user text into one turn', async () => {
     const server = await serve([{ content: 'Sunny.' }]);
-    const model = anthropic({ model: 'claude-test', apiKey: 'k', baseURL: server.baseURL });
+    const model = anthropic({ model: 'claude-test', apiKey: 'k', baseURL: server.baseURL, promptCache: false });
 
     await model.generate(
       modelRequest(
@@ -140,6 +153,8 @@ describe('anthropic against the fake server', () => {
             { id: 'toolu_2', name: 'get_weather', arguments: { city: 'Oslo' } },
           ],
           usage: { inputTokens: 40, outputTokens: 12 },
+          finishReason: 'tool_calls',
+          providerData: { anthropic: { model: 'claude-test', stopReason: 'tool_use' } },
         },
       },
     ]);
@@ -162,6 +177,8 @@ describe('anthropic against the fake server', () => {
           content: '',
           toolCalls: [{ id: 'toolu_9', name: 'get_weather', arguments: '{"city": "Pa' }],
           usage: expect.any(Object),
+          finishReason: 'tool_calls',
+          providerData: expect.any(Object),
         },
       },
     ]);
@@ -175,7 +192,7 @@ describe('anthropic against the fake server', () => {
     const model = anthropic({ model: 'claude-test', apiKey: 'k', baseURL: server.baseURL });
     const request = modelRequest([{ role: 'user', content: 'Go' }]);
 
-    expect((await model.generate(request)).content).toBe('Truncated ans');
+    expect(await model.generate(request)).toMatchObject({ content: 'Truncated ans', finishReason: 'length' });
     await expect(model.generate(request)).rejects.toMatchObject({ code: 'context_length', retryable: false });
   });
 });

@@ -35,10 +35,11 @@ describe.each([false, true])('runAgent over anthropic (stream %s)', (stream) => 
     expect(result).toMatchObject({ status: 'completed', answer: 'The sum is 5.', steps: 2, toolCalls: 1 });
     expect(result.usage).toEqual({ inputTokens: 30, outputTokens: 9 });
     expectValidTranscript(result.messages);
+    const ephemeral = { type: 'ephemeral' };
     expect(bodyOf(server, 1)).toMatchObject({
-      system: 'You add.',
+      system: [{ type: 'text', text: 'You add.', cache_control: ephemeral }],
       messages: [
-        { role: 'user', content: 'What is 2 + 3?' },
+        { role: 'user', content: [{ type: 'text', text: 'What is 2 + 3?', cache_control: ephemeral }] },
         {
           role: 'assistant',
           content: [
@@ -46,7 +47,10 @@ describe.each([false, true])('runAgent over anthropic (stream %s)', (stream) => 
             { type: 'tool_use', id: 'toolu_add', name: 'add', input: { a: 2, b: 3 } },
           ],
         },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_add', content: '5' }] },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_add', content: '5', cache_control: ephemeral }],
+        },
       ],
     });
   });
@@ -64,6 +68,32 @@ describe('runAgent over anthropic: failures', () => {
 
     expect(result).toMatchObject({ status: 'completed', answer: 'The sum is 5.', steps: 1 });
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('ends with model_error and runs nothing when the output limit cuts a tool call', async () => {
+    const server = await serve([
+      {
+        type: 'response',
+        response: { content: '', toolCalls: [{ id: 'toolu_add', name: 'add', arguments: '{"a": 2, "b' }] },
+        stopReason: 'max_tokens',
+      },
+    ]);
+    const model = anthropic({ model: 'claude-test', apiKey: 'k', baseURL: server.baseURL });
+    let runs = 0;
+    const counted = {
+      ...add,
+      execute: (args: { a: number; b: number }) => {
+        runs++;
+        return args.a + args.b;
+      },
+    };
+
+    const result = await runAgent({ model, tools: [counted], prompt: '2 + 3?', stream: true });
+
+    expect(result.status).toBe('model_error');
+    expect(result.error).toContain('cut the answer in the middle of a tool call (add)');
+    expect(runs).toBe(0);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('ends with model_error, not retried, on an auth failure', async () => {

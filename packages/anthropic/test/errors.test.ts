@@ -91,6 +91,34 @@ describe('anthropic errors', () => {
     expect(cut.error).toMatchObject({ code: 'network', retryable: true });
   });
 
+  it('names the URL it tried when it cannot connect, in a message that ends in one period', async () => {
+    const server = await serve([]);
+    const baseURL = server.baseURL;
+    await server.close();
+    const model = anthropic({ model: 'claude-test', apiKey: 'k', baseURL });
+    for (const call of [() => model.generate(hi()), () => collect(model.stream!(hi()))]) {
+      const error = await rejection(call());
+      expect(error).toMatchObject({ code: 'network', retryable: true });
+      const message = (error as Error).message;
+      expect(message).toMatch(
+        new RegExp(
+          `^anthropic request failed: Connection error \\(${baseURL.replace(/[.]/g, '\\.')}/v1/messages: .*ECONNREFUSED.*\\)\\. Check the network and the base URL\\.$`,
+        ),
+      );
+      expect(message).not.toContain('..');
+    }
+  });
+
+  it('keeps credentials of the base URL out of the connection error', async () => {
+    const server = await serve([]);
+    const port = new URL(server.baseURL).port;
+    await server.close();
+    const model = anthropic({ model: 'claude-test', apiKey: 'k', baseURL: `http://user:secret@127.0.0.1:${port}` });
+    const message = ((await rejection(model.generate(hi()))) as Error).message;
+    expect(message).toContain(`(http://127.0.0.1:${port}/v1/messages: `);
+    expect(message).not.toContain('secret');
+  });
+
   it('maps a client timeout to timeout', async () => {
     const server = await serve([{ type: 'hang' }]);
     const client = new Anthropic({ apiKey: 'k', baseURL: server.baseURL, timeout: 200, maxRetries: 4 });

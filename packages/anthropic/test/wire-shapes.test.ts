@@ -38,12 +38,12 @@ const end = (stop_reason: string, usage: Record<string, unknown> = { output_toke
   { type: 'message_stop' },
 ];
 
-const model = (baseURL: string) => anthropic({ model: 'claude-test', apiKey: 'k', baseURL });
+const model = (baseURL: string) => anthropic({ model: 'claude-test', apiKey: 'k', baseURL, promptCache: false });
 const ask = () => modelRequest([{ role: 'user', content: 'Weather?' }], { tools: [weatherTool] });
 const paris = { id: 'toolu_1', name: 'get_weather', arguments: { city: 'Paris' } };
 
 describe('Anthropic wire shapes', () => {
-  it('skips thinking and redacted_thinking blocks, and server tool blocks, without streaming', async () => {
+  it('keeps thinking and redacted_thinking blocks in providerData (not in the text), and skips server tool blocks, without streaming', async () => {
     const server = await serve([
       {
         type: 'raw',
@@ -64,11 +64,13 @@ describe('Anthropic wire shapes', () => {
     expect(await model(server.baseURL).generate(ask())).toEqual({
       content: 'Checking.',
       toolCalls: [paris],
-      usage: { inputTokens: 160, outputTokens: 20 },
+      usage: { inputTokens: 160, outputTokens: 20, cacheReadTokens: 50, cacheWriteTokens: 10 },
+      finishReason: 'tool_calls',
+      providerData: { anthropic: { model: 'claude-test', stopReason: 'tool_use', thinking: [thinking, redacted] } },
     });
   });
 
-  it('streams only answer text: thinking, signature, ping and server tool input deltas are skipped; usage is cumulative', async () => {
+  it('streams only answer text: thinking and signature deltas build the thinking blocks of providerData; ping and server tool input deltas are skipped; usage is cumulative', async () => {
     const server = await serve([
       {
         type: 'raw',
@@ -118,7 +120,21 @@ describe('Anthropic wire shapes', () => {
     expect(await collect(model(server.baseURL).stream!(ask()))).toEqual([
       { type: 'text_delta', text: 'Sunny' },
       { type: 'text_delta', text: ' today.' },
-      { type: 'response', response: { content: 'Sunny today.', usage: { inputTokens: 150, outputTokens: 41 } } },
+      {
+        type: 'response',
+        response: {
+          content: 'Sunny today.',
+          usage: { inputTokens: 150, outputTokens: 41, cacheReadTokens: 50 },
+          finishReason: 'stop',
+          providerData: {
+            anthropic: {
+              model: 'claude-test',
+              stopReason: 'end_turn',
+              thinking: [{ type: 'thinking', thinking: 'Let me think', signature: 'EqQBCgIYAhIM' }, redacted],
+            },
+          },
+        },
+      },
     ]);
   });
 
@@ -171,6 +187,48 @@ describe('Anthropic wire shapes', () => {
 });
 
 describe('Anthropic stop reasons', () => {
+  it('maps every stop_reason to a finishReason and keeps the raw one in providerData', async () => {
+    const table: [string, string][] = [
+      ['end_turn', 'stop'],
+      ['stop_sequence', 'stop'],
+      ['max_tokens', 'length'],
+      ['model_context_window_exceeded', 'length'],
+      ['refusal', 'content_filter'],
+      ['pause_turn', 'other'],
+      ['something_new', 'other'],
+    ];
+    const server = await serve(
+      table.map(([reason]) => ({ type: 'raw' as const, json: message([{ type: 'text', text: 'x' }], reason) })),
+    );
+    for (const [stopReason, finishReason] of table) {
+      expect(await model(server.baseURL).generate(ask())).toMatchObject({
+        finishReason,
+        providerData: { anthropic: { model: 'claude-test', stopReason } },
+      });
+    }
+  });
+
+  it('never hands on a tool call cut by max_tokens: a non-retryable bad_request naming the call, streamed or not', async () => {
+    const cut = { id: 'toolu_1', name: 'get_weather', arguments: '{"city": "Par' };
+    const server = await serve([
+      { type: 'response', response: { content: 'Let me check.', toolCalls: [cut] }, stopReason: 'max_tokens' },
+      { type: 'response', response: { content: '', toolCalls: [cut] }, stopReason: 'max_tokens' },
+    ]);
+    const errors = [
+      await rejection(model(server.baseURL).generate(ask())),
+      await rejection(collect(model(server.baseURL).stream!(ask()))),
+    ];
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({
+        code: 'bad_request',
+        retryable: false,
+        message:
+          'anthropic request failed: the output token limit (stop_reason: max_tokens) cut the answer in the middle of a tool call (get_weather); the call was not run. Raise maxTokens (thinking spends output tokens too), or ask for smaller tool arguments.',
+      });
+    }
+  });
+
   it('keeps the text of max_tokens, refusal and pause_turn answers, with and without streaming', async () => {
     const server = await serve([
       { type: 'raw', json: message([thinking, { type: 'text', text: 'The answer is lo' }], 'max_tokens') },
@@ -186,11 +244,18 @@ describe('Anthropic stop reasons', () => {
       },
       { type: 'raw', json: message([{ type: 'text', text: 'Searching...' }], 'pause_turn') },
     ]);
-    expect((await model(server.baseURL).generate(ask())).content).toBe('The answer is lo');
-    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toMatchObject({
-      response: { content: 'I will not' },
+    expect(await model(server.baseURL).generate(ask())).toMatchObject({
+      content: 'The answer is lo',
+      finishReason: 'length',
     });
-    expect((await model(server.baseURL).generate(ask())).content).toBe('Searching...');
+    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toMatchObject({
+      response: { content: 'I will not', finishReason: 'content_filter' },
+    });
+    expect(await model(server.baseURL).generate(ask())).toMatchObject({
+      content: 'Searching...',
+      finishReason: 'other',
+      providerData: { anthropic: { stopReason: 'pause_turn' } },
+    });
   });
 
   it('fails with a non-retryable bad_request naming max_tokens when thinking used every output token', async () => {
@@ -217,7 +282,7 @@ describe('Anthropic stop reasons', () => {
         code: 'bad_request',
         retryable: false,
         message:
-          'anthropic request failed: the answer was cut off by the output token limit (stop_reason: max_tokens) before any text or tool call. Raise maxTokens.',
+          'anthropic request failed: the answer was cut off by the output token limit (stop_reason: max_tokens) before any text or tool call. Raise maxTokens (thinking spends output tokens too).',
       });
     }
   });
