@@ -47,7 +47,8 @@ export function toChatTools(tools: ModelRequest['tools']): ChatCompletionFunctio
 /**
  * The Chat Completions body for a request. The output cap is `max_completion_tokens` for OpenAI itself (its reasoning
  * models reject the deprecated `max_tokens`) and `max_tokens` for compatible servers (Ollama, vLLM, llama.cpp,
- * LM Studio), which know that one. No `store`, `parallel_tool_calls` or other OpenAI-only fields are sent.
+ * LM Studio), which know that one. `reasoning_effort` and `prompt_cache_key` are sent only when set; no `store`,
+ * `parallel_tool_calls` or other OpenAI-only fields are sent. Chat has no reasoning items: `providerData` is not sent.
  * `providerOptions` cannot replace model, messages or tools.
  */
 export function toChatBody(request: ModelRequest, settings: RequestSettings): ChatCompletionCreateParamsNonStreaming {
@@ -58,6 +59,10 @@ export function toChatBody(request: ModelRequest, settings: RequestSettings): Ch
         ? { max_completion_tokens: settings.maxOutputTokens }
         : { max_tokens: settings.maxOutputTokens }),
     ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+    ...(settings.reasoning?.effort === undefined
+      ? {}
+      : { reasoning_effort: settings.reasoning.effort as ChatCompletionCreateParamsNonStreaming['reasoning_effort'] }),
+    ...(settings.promptCacheKey === undefined ? {} : { prompt_cache_key: settings.promptCacheKey }),
     ...extraBodyFields(settings.providerOptions),
     model: settings.model,
     messages: toChatMessages(request.system, request.messages),

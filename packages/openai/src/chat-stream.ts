@@ -1,23 +1,24 @@
 import type { ModelResponse, ModelStreamPart, Usage } from '@bridle/protocol';
 import { abortReason } from '@bridle/protocol';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions/completions';
-import { chatText, fromChatUsage } from './chat-result';
+import { chatText, finishChatResult, fromChatUsage } from './chat-result';
 import { ChatToolCallAssembler, type ChatToolCallPiece } from './chat-tool-calls';
-import { checkStopReason } from './check-stop-reason';
 import { providerError } from './map-openai-error';
 
 /**
  * Reads a Chat Completions chunk stream: yields content (and refusal) deltas as text deltas, assembles tool calls
  * from their `tool_calls` deltas (see {@link ChatToolCallAssembler}), takes usage from whichever chunk carries it
- * (the final one with empty choices when `include_usage` is set), and ends with the response. A stream that stops
+ * (the final one with empty choices when `include_usage` is set), and ends with the response, its finish reason and
+ * `providerData`. A stream that stops
  * before a `finish_reason` throws a `network` ProviderError; an aborted signal rejects with its reason (the SDK
  * ends the stream silently on abort).
  */
 export async function* readChatStream(
   chunks: AsyncIterable<ChatCompletionChunk>,
   signal: AbortSignal,
-  provider: string,
+  settings: { provider: string; model: string },
 ): AsyncGenerator<ModelStreamPart> {
+  const { provider } = settings;
   let content = '';
   const calls = new ChatToolCallAssembler();
   let usage: Usage | undefined;
@@ -43,6 +44,5 @@ export async function* readChatStream(
   const response: ModelResponse = { content };
   if (toolCalls.length > 0) response.toolCalls = toolCalls;
   if (usage) response.usage = usage;
-  checkStopReason(finishReason, `finish_reason: ${finishReason}`, response, provider);
-  yield { type: 'response', response };
+  yield { type: 'response', response: finishChatResult(response, finishReason, settings) };
 }

@@ -6,6 +6,7 @@ import {
   parseRetryAfter,
 } from '@bridle/protocol';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { connectionDetail } from './connection-detail';
 
 const CONTEXT_LENGTH =
   /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|reduce the length/i;
@@ -52,7 +53,8 @@ export function providerError(
   return new ProviderError({
     code,
     provider,
-    message: `${provider} request failed${status}: ${detail}. ${advice}`,
+    // One period between the detail and the advice, whatever the detail ends with ("Connection error.").
+    message: `${provider} request failed${status}: ${detail.replace(/[.\s]+$/, '')}. ${advice}`,
     ...fields,
   });
 }
@@ -60,14 +62,16 @@ export function providerError(
 /**
  * Turns whatever the SDK threw into what the adapter rejects with: the abort reason when `signal` is aborted
  * (never a ProviderError), a `ProviderError` for API, connection and stream failures, anything else unchanged.
+ * Connection failures name `url`, the endpoint that was tried (without credentials).
  */
-export function mapOpenAIError(error: unknown, signal: AbortSignal, provider: string): unknown {
+export function mapOpenAIError(error: unknown, signal: AbortSignal, provider: string, url: string): unknown {
   if (signal.aborted) return abortReason(signal);
   if (ProviderError.isInstance(error)) return error;
   if (error instanceof APIUserAbortError) return new DOMException('This operation was aborted', 'AbortError');
   if (error instanceof APIConnectionTimeoutError)
-    return providerError(provider, 'timeout', error.message, { cause: error });
-  if (error instanceof APIConnectionError) return providerError(provider, 'network', error.message, { cause: error });
+    return providerError(provider, 'timeout', connectionDetail(error, url), { cause: error });
+  if (error instanceof APIConnectionError)
+    return providerError(provider, 'network', connectionDetail(error, url), { cause: error });
   if (error instanceof APIError) {
     const detail = error.message;
     if (error.status === undefined) {
@@ -83,7 +87,8 @@ export function mapOpenAIError(error: unknown, signal: AbortSignal, provider: st
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     });
   }
-  if (isNetworkFailure(error)) return providerError(provider, 'network', (error as Error).message, { cause: error });
+  if (isNetworkFailure(error))
+    return providerError(provider, 'network', connectionDetail(error as Error, url), { cause: error });
   if (error instanceof SyntaxError) {
     return providerError(provider, 'server', `malformed data in the response (${error.message})`, { cause: error });
   }

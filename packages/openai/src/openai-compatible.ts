@@ -4,7 +4,7 @@ import type { OpenAIOptions } from './resolve-openai-options';
 
 /** Options of {@link openaiCompatible}. */
 export interface OpenAICompatibleOptions
-  extends Pick<OpenAIOptions, 'maxOutputTokens' | 'temperature' | 'providerOptions'> {
+  extends Pick<OpenAIOptions, 'maxOutputTokens' | 'temperature' | 'providerOptions' | 'reasoning' | 'promptCacheKey'> {
   /** The server's OpenAI-style base URL, usually ending in `/v1` (e.g. `http://localhost:11434/v1` for Ollama). */
   baseURL: string;
   /** Model name as the server knows it, e.g. `llama3.2`. */

@@ -16,6 +16,10 @@ import { readResponsesStream } from './responses-stream';
  * rejects with the signal's reason, provider failures reject with `ProviderError`s (the SDK's own retries are off:
  * the agent loop retries). Throws `ConfigError` at creation for bad options or a missing API key.
  *
+ * Every response has a `finishReason` and `providerData[provider]` (`{ model, api, ... }`, provider `openai` or
+ * `openai-compatible`): the raw finish reason, and for the Responses API the reasoning items with
+ * `encrypted_content`, which are sent back in the next requests of the tool loop (same provider and model only).
+ *
  * @example
  * const model = openai({ model: 'gpt-4o-mini' }); // id "openai:gpt-4o-mini", key from OPENAI_API_KEY
  */
@@ -24,18 +28,21 @@ export function openai(options: OpenAIOptions): Model {
   const client =
     options.client ?? new OpenAI({ apiKey: resolved.apiKey ?? null, baseURL: resolved.baseURL ?? null, maxRetries: 0 });
   const { provider } = resolved;
+  const settings = { provider, model: resolved.model };
+  const baseURL = client.baseURL.replace(/\/+$/, '');
+  const url = `${baseURL}/${resolved.api === 'responses' ? 'responses' : 'chat/completions'}`;
   async function generate(request: ModelRequest): Promise<ModelResponse> {
     const call = callSignal(request.signal);
     const requestOptions = { signal: call.signal, maxRetries: 0 };
     try {
       if (resolved.api === 'responses') {
         const result = await client.responses.create(toResponsesBody(request, resolved), requestOptions);
-        return fromResponsesResult(result, provider);
+        return fromResponsesResult(result, settings);
       }
       const result = await client.chat.completions.create(toChatBody(request, resolved), requestOptions);
-      return fromChatResult(result, provider);
+      return fromChatResult(result, settings);
     } catch (error) {
-      throw mapOpenAIError(error, request.signal, provider);
+      throw mapOpenAIError(error, request.signal, provider, url);
     } finally {
       call.release();
     }
@@ -48,7 +55,7 @@ export function openai(options: OpenAIOptions): Model {
       if (resolved.api === 'responses') {
         const body = { ...toResponsesBody(request, resolved), stream: true as const };
         const events = await client.responses.create(body, requestOptions);
-        yield* readResponsesStream(events, request.signal, provider);
+        yield* readResponsesStream(events, request.signal, settings);
       } else {
         const body = {
           ...toChatBody(request, resolved),
@@ -56,10 +63,10 @@ export function openai(options: OpenAIOptions): Model {
           stream_options: { include_usage: true },
         };
         const chunks = await client.chat.completions.create(body, requestOptions);
-        yield* readChatStream(chunks, request.signal, provider);
+        yield* readChatStream(chunks, request.signal, settings);
       }
     } catch (error) {
-      throw mapOpenAIError(error, request.signal, provider);
+      throw mapOpenAIError(error, request.signal, provider, url);
     } finally {
       call.release();
     }

@@ -20,8 +20,48 @@ export interface OpenAIOptions {
   maxOutputTokens?: number;
   /** Sampling temperature, 0 to 2. Default: the server's. */
   temperature?: number;
-  /** Extra body fields sent as they are (e.g. `{ reasoning: { effort: 'low' } }`); cannot replace model, input or tools. */
+  /** Extra body fields sent as they are (e.g. `{ service_tier: 'flex' }`); cannot replace model, input or tools. */
   providerOptions?: Record<string, unknown>;
+  /**
+   * Reasoning models: `effort` (`none`, `minimal`, `low`, `medium`, `high`, `xhigh`) and, for the Responses API,
+   * `summary` (`auto`, `concise`, `detailed`). Sent as `reasoning` (Responses) or `reasoning_effort` (Chat). With the
+   * Responses API, giving it also asks for `reasoning.encrypted_content` (done by default for o-series, gpt-5 and codex
+   * models) so reasoning items go back to the model on the next request. Default: the server's.
+   */
+  reasoning?: { effort?: ReasoningEffort; summary?: 'auto' | 'concise' | 'detailed' };
+  /** `prompt_cache_key`: requests that share it are routed to the same prompt cache (raise hit rates on long prefixes). */
+  promptCacheKey?: string;
+}
+
+/** How hard a reasoning model thinks. */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+
+const EFFORTS = new Set<string>(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+const SUMMARIES = new Set<string>(['auto', 'concise', 'detailed']);
+
+/** The checked `reasoning` option. */
+function checkReasoning(reasoning: unknown): { effort?: string; summary?: string } | undefined {
+  if (reasoning === undefined) return undefined;
+  if (typeof reasoning !== 'object' || reasoning === null) {
+    throw new ConfigError(
+      `openai: reasoning must be an object like { effort: 'low' }, got ${describeValue(reasoning)}.`,
+    );
+  }
+  const { effort, summary } = reasoning as { effort?: unknown; summary?: unknown };
+  if (effort !== undefined && !EFFORTS.has(effort as string)) {
+    throw new ConfigError(
+      `openai: reasoning.effort must be one of ${[...EFFORTS].join(', ')}, got ${describeValue(effort)}.`,
+    );
+  }
+  if (summary !== undefined && !SUMMARIES.has(summary as string)) {
+    throw new ConfigError(
+      `openai: reasoning.summary must be one of ${[...SUMMARIES].join(', ')}, got ${describeValue(summary)}.`,
+    );
+  }
+  return {
+    ...(effort === undefined ? {} : { effort: effort as string }),
+    ...(summary === undefined ? {} : { summary: summary as string }),
+  };
 }
 
 /** Options after defaults and checks. */
@@ -35,6 +75,8 @@ export interface ResolvedOpenAIOptions {
   maxOutputTokens?: number;
   temperature?: number;
   providerOptions?: Record<string, unknown>;
+  reasoning?: { effort?: string; summary?: string };
+  promptCacheKey?: string;
 }
 
 const OFFICIAL_HOST = 'api.openai.com';
@@ -88,6 +130,11 @@ export function resolveOpenAIOptions(options: OpenAIOptions): ResolvedOpenAIOpti
       `openai: providerOptions must be an object of body fields, got ${describeValue(providerOptions)}.`,
     );
   }
+  const reasoning = checkReasoning(options.reasoning);
+  const { promptCacheKey } = options;
+  if (promptCacheKey !== undefined && (typeof promptCacheKey !== 'string' || promptCacheKey.trim() === '')) {
+    throw new ConfigError(`openai: promptCacheKey must be a non-empty string, got ${describeValue(promptCacheKey)}.`);
+  }
   const rawBaseURL = options.client ? options.client.baseURL : (options.baseURL ?? env('OPENAI_BASE_URL'));
   const baseURL = rawBaseURL === undefined ? undefined : checkBaseURL(rawBaseURL);
   const official = baseURL === undefined || new URL(baseURL).hostname === OFFICIAL_HOST;
@@ -110,5 +157,7 @@ export function resolveOpenAIOptions(options: OpenAIOptions): ResolvedOpenAIOpti
     ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
     ...(temperature === undefined ? {} : { temperature }),
     ...(providerOptions === undefined ? {} : { providerOptions }),
+    ...(reasoning === undefined ? {} : { reasoning }),
+    ...(promptCacheKey === undefined ? {} : { promptCacheKey }),
   };
 }

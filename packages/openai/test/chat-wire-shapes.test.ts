@@ -45,13 +45,16 @@ describe('Chat Completions stop reasons and refusals', () => {
         ],
       },
     ]);
+    const providerData = { 'openai-compatible': { model: 'm', api: 'chat', finishReason: 'length' } };
     expect(await model(server.baseURL).generate(ask())).toEqual({
       content: 'The answer is lo',
       usage: { inputTokens: 10, outputTokens: 5 },
+      finishReason: 'length',
+      providerData,
     });
-    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toEqual({
+    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toMatchObject({
       type: 'response',
-      response: { content: 'The answer is lo' },
+      response: { content: 'The answer is lo', finishReason: 'length', providerData },
     });
   });
 
@@ -94,7 +97,7 @@ describe('Chat Completions stop reasons and refusals', () => {
     expect(await collect(model(server.baseURL).stream!(ask()))).toEqual([
       { type: 'text_delta', text: "I can't" },
       { type: 'text_delta', text: ' help.' },
-      { type: 'response', response: { content: "I can't help." } },
+      { type: 'response', response: expect.objectContaining({ content: "I can't help.", finishReason: 'stop' }) },
     ]);
   });
 
@@ -129,7 +132,7 @@ describe('Chat Completions tool calls from OpenAI-compatible servers', () => {
         ],
       },
     ]);
-    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toEqual({
+    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toMatchObject({
       type: 'response',
       response: { content: 'Hi', usage: { inputTokens: 7, outputTokens: 1 } },
     });
@@ -160,7 +163,7 @@ describe('Chat Completions tool calls from OpenAI-compatible servers', () => {
       },
     ]);
     for (let i = 0; i < 2; i++) {
-      expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toEqual({
+      expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toMatchObject({
         type: 'response',
         response: { content: '', toolCalls: [paris, oslo] },
       });
@@ -197,11 +200,11 @@ describe('Chat Completions tool calls from OpenAI-compatible servers', () => {
         ],
       },
     ]);
-    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toEqual({
+    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toMatchObject({
       type: 'response',
       response: { content: '', toolCalls: [paris, oslo] },
     });
-    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toEqual({
+    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toMatchObject({
       type: 'response',
       response: {
         content: '',
@@ -245,7 +248,7 @@ describe('Chat Completions tool calls from OpenAI-compatible servers', () => {
       },
     ]);
     expect((await model(server.baseURL).generate(ask())).toolCalls).toEqual([paris]);
-    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toEqual({
+    expect((await collect(model(server.baseURL).stream!(ask()))).at(-1)).toMatchObject({
       type: 'response',
       response: { content: '', toolCalls: [paris] },
     });

@@ -14,7 +14,12 @@ describe('openai (Chat Completions) against the fake server', () => {
     const response = await model.generate(modelRequest([{ role: 'user', content: 'Hi' }], { system: 'Be brief.' }));
 
     expect(model.id).toBe(`openai-compatible:${server.baseURL}#llama3`);
-    expect(response).toEqual({ content: 'Hello there', usage: { inputTokens: 7, outputTokens: 2 } });
+    expect(response).toEqual({
+      content: 'Hello there',
+      usage: { inputTokens: 7, outputTokens: 2 },
+      finishReason: 'stop',
+      providerData: { 'openai-compatible': { model: 'llama3', api: 'chat', finishReason: 'stop' } },
+    });
     expect(server.requests[0]?.path).toBe('/v1/chat/completions');
     expect(server.requests[0]?.body).toEqual({
       model: 'llama3',
@@ -127,6 +132,8 @@ describe('openai (Chat Completions) against the fake server', () => {
             { id: 'call_b', name: 'get_weather', arguments: '{"city": "Os' },
           ],
           usage: { inputTokens: 30, outputTokens: 11 },
+          finishReason: 'tool_calls',
+          providerData: { 'openai-compatible': { model: 'llama3', api: 'chat', finishReason: 'tool_calls' } },
         },
       },
     ]);

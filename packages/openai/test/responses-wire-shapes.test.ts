@@ -72,7 +72,10 @@ describe('Responses API wire shapes', () => {
     ]);
     expect(await model(server.baseURL).generate(ask())).toEqual({
       content: 'Hello, world. I cannot do more.',
-      usage: { inputTokens: 1200, outputTokens: 300 },
+      usage: { inputTokens: 1200, outputTokens: 300, cacheReadTokens: 1024, reasoningTokens: 256 },
+      // A refusal part makes the finish reason content_filter; a reasoning item without encrypted_content is not kept.
+      finishReason: 'content_filter',
+      providerData: { openai: { model: 'gpt-test', api: 'responses', status: 'completed' } },
     });
   });
 
@@ -137,7 +140,12 @@ describe('Responses API wire shapes', () => {
       { type: 'text_delta', text: ' No more.' },
       {
         type: 'response',
-        response: { content: 'Hello, world. No more.', usage: { inputTokens: 1200, outputTokens: 300 } },
+        response: {
+          content: 'Hello, world. No more.',
+          usage: { inputTokens: 1200, outputTokens: 300, cacheReadTokens: 1024, reasoningTokens: 256 },
+          finishReason: 'content_filter',
+          providerData: { openai: { model: 'gpt-test', api: 'responses', status: 'completed' } },
+        },
       },
     ]);
   });
@@ -179,7 +187,16 @@ describe('Responses API wire shapes', () => {
     expect((await model(server.baseURL).generate(ask())).toolCalls).toEqual(expected);
     const parts = await collect(model(server.baseURL).stream!(ask()));
     expect(parts).toEqual([
-      { type: 'response', response: { content: '', toolCalls: expected, usage: expect.any(Object) } },
+      {
+        type: 'response',
+        response: {
+          content: '',
+          toolCalls: expected,
+          usage: expect.any(Object),
+          finishReason: 'tool_calls',
+          providerData: { openai: { model: 'gpt-test', api: 'responses', status: 'completed' } },
+        },
+      },
     ]);
 
     await model(server.baseURL).generate(
@@ -205,11 +222,15 @@ describe('Responses API incomplete answers', () => {
       stopReason: 'max_output_tokens',
     } as const;
     const server = await serve([step, step]);
-    expect((await model(server.baseURL).generate(ask())).content).toBe('The answer is lo');
+    expect(await model(server.baseURL).generate(ask())).toMatchObject({
+      content: 'The answer is lo',
+      finishReason: 'length',
+      providerData: { openai: { status: 'incomplete', incompleteReason: 'max_output_tokens' } },
+    });
     const parts = await collect(model(server.baseURL).stream!(ask()));
     expect(parts.at(-1)).toEqual({
       type: 'response',
-      response: expect.objectContaining({ content: 'The answer is lo' }),
+      response: expect.objectContaining({ content: 'The answer is lo', finishReason: 'length' }),
     });
   });
 

@@ -10,7 +10,12 @@ describe('openai (Responses API) against the fake server', () => {
     const response = await model.generate(modelRequest([{ role: 'user', content: 'Hi' }], { system: 'Be brief.' }));
 
     expect(model.id).toBe('openai:gpt-test');
-    expect(response).toEqual({ content: 'Hello there', usage: { inputTokens: 12, outputTokens: 3 } });
+    expect(response).toEqual({
+      content: 'Hello there',
+      usage: { inputTokens: 12, outputTokens: 3 },
+      finishReason: 'stop',
+      providerData: { openai: { model: 'gpt-test', api: 'responses', status: 'completed' } },
+    });
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.path).toBe('/v1/responses');
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-test');
@@ -121,6 +126,8 @@ describe('openai (Responses API) against the fake server', () => {
             { id: 'call_b', name: 'get_weather', arguments: { city: 'Oslo' } },
           ],
           usage: { inputTokens: 20, outputTokens: 9 },
+          finishReason: 'tool_calls',
+          providerData: { openai: { model: 'gpt-test', api: 'responses', status: 'completed' } },
         },
       },
     ]);
