@@ -2,7 +2,9 @@ import { anthropic } from '@bridle/anthropic';
 import { openai, openaiCompatible } from '@bridle/openai';
 import { ConfigError, type Model } from '@bridle/protocol';
 import { defaultModelId, type Environment } from './default-model-id';
-import { parseModelId } from './parse-model-id';
+import type { ModelPrice } from './model-prices';
+import { type ModelSpec, parseModelId } from './parse-model-id';
+import { priceTable, withCost } from './with-cost';
 
 /** Options of {@link resolveModel}. */
 export interface ResolveModelOptions {
@@ -10,6 +12,11 @@ export interface ResolveModelOptions {
   env?: Environment;
   /** Anthropic's `max_tokens` per response (the adapter's default when omitted). */
   maxTokens?: number;
+  /**
+   * Prices by model id (per million tokens) that add to or override `modelPrices`. Responses carry `usage.costUsd`
+   * when the model's price is known. A negative or non-finite price is a `ConfigError`.
+   */
+  prices?: Readonly<Record<string, ModelPrice>>;
 }
 
 function read(env: Environment, name: string): string | undefined {
@@ -32,12 +39,19 @@ function requireKey(env: Environment, name: string, id: string): string {
  * `openai:` reads `OPENAI_API_KEY` and `OPENAI_BASE_URL`; `anthropic:` reads `ANTHROPIC_API_KEY` and
  * `ANTHROPIC_BASE_URL`; `openai-compatible:<baseURL>#<model>` uses Chat Completions at that URL with
  * `OPENAI_COMPATIBLE_API_KEY` when set (never your `OPENAI_API_KEY`: it is not sent to other servers).
- * Throws `ConfigError` for a bad id or a missing key, naming the variable to set. Makes no request.
+ * Responses carry `usage.costUsd` when the model's price is known (`modelPrices`, or `options.prices`).
+ * Throws `ConfigError` for a bad id, a missing key (naming the variable to set) or a bad price. Makes no request.
  */
 export function resolveModel(id?: string, options: ResolveModelOptions = {}): Model {
+  const prices = priceTable(options.prices);
   const env = options.env ?? process.env;
   const spec = parseModelId(id ?? defaultModelId(env));
   const label = `${spec.provider}:${spec.provider === 'openai-compatible' ? `${spec.baseURL}#` : ''}${spec.model}`;
+  // Priced by the id asked for: `openai:gpt-4o-mini` through OPENAI_BASE_URL (a proxy) still costs what gpt-4o-mini costs.
+  return withCost(adapterFor(spec, label, env, options), { prices, priceId: label });
+}
+
+function adapterFor(spec: ModelSpec, label: string, env: Environment, options: ResolveModelOptions): Model {
   switch (spec.provider) {
     case 'openai': {
       const baseURL = read(env, 'OPENAI_BASE_URL');
