@@ -14,15 +14,23 @@ describe('parseCommandPreset', () => {
     });
   });
 
-  it('turns trailing {placeholders} into string parameters', () => {
+  it('turns trailing {placeholders} into workspace-path parameters', () => {
     expect(parseCommandPreset('node=node --no-warnings {script} {arg}')).toEqual({
       name: 'node',
       preset: {
         executable: 'node',
         args: ['--no-warnings'],
         params: {
-          script: { type: 'string', description: 'Value of script' },
-          arg: { type: 'string', description: 'Value of arg' },
+          script: {
+            type: 'string',
+            format: 'workspace-path',
+            description: 'script: a path inside the workspace (relative; absolute paths and .. are refused)',
+          },
+          arg: {
+            type: 'string',
+            format: 'workspace-path',
+            description: 'arg: a path inside the workspace (relative; absolute paths and .. are refused)',
+          },
         },
       },
     });
