@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { BUILT_IN_SKILLS } from './built-in-skills';
 import { type CliCommandPreset, parseCommandPreset } from './command-preset';
 import { collect, duration, nonNegativeInteger, positiveInteger } from './parse-options';
+import { addProjectFlags } from './project-flags';
 
 function collectPreset(
   value: string,
@@ -12,9 +13,9 @@ function collectPreset(
   return { ...previous, [name]: preset };
 }
 
-/** Adds the agent flags shared by `run`, `chat` and `batch` (see `AgentFlags`). */
+/** Adds the agent flags shared by `run`, `chat` and `batch` (see `AgentFlags`), the project flags included. */
 export function addAgentFlags(command: Command): Command {
-  return command
+  return addProjectFlags(command)
     .option(
       '-m, --model <id>',
       'model id: openai:<model>, anthropic:<model> or openai-compatible:<baseURL>#<model> (default: $BRIDLE_MODEL, else from the API key present)',

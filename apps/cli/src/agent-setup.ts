@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { defaultModelId, resolveModel } from '@bridle/models';
+import { type BridleConfig, defaultModelId, resolveModel } from '@bridle/models';
 import { ConfigError, type Model, type Tool } from '@bridle/protocol';
 import {
   analystSkill,
@@ -12,12 +12,13 @@ import {
   loadSkill,
   type Skill,
 } from '@bridle/skills';
-import { Workspace } from '@bridle/workspace-tools';
+import { type CommandPreset, Workspace } from '@bridle/workspace-tools';
 import { BUILT_IN_SKILLS } from './built-in-skills';
 import type { CliCommandPreset } from './command-preset';
+import type { ProjectFlags } from './project-flags';
 
 /** The agent flags shared by `run`, `chat` and `batch`, as commander parsed them. */
-export interface AgentFlags {
+export interface AgentFlags extends ProjectFlags {
   model?: string;
   skill?: string[];
   workspace?: string;
@@ -39,30 +40,57 @@ export interface AgentSetup {
 }
 
 /**
- * Turns the flags into an {@link AgentSetup}. Skills: the `--skill` values in order (a built-in name or
- * a path to a SKILL.md folder whose tools come from the built-in ones); default `assistant`, or `coding`
- * when `--workspace` is given (`--workspace` always adds `coding` on that folder). Throws `ConfigError`
- * (exit code 2) for a bad model id, a missing key, an unknown skill or a bad workspace.
+ * The model id by precedence: `--model` > `BRIDLE_MODEL` (shell, or an `--env-file`) > the config files
+ * (the user's, a trusted folder's) > the default from the keys present.
+ */
+export function chooseModelId(
+  flagModel: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  config: BridleConfig = {},
+): string {
+  if (flagModel !== undefined) return flagModel;
+  const fromEnv = env.BRIDLE_MODEL?.trim();
+  if (fromEnv) return fromEnv;
+  return config.model ?? defaultModelId(env);
+}
+
+/**
+ * Turns the flags into an {@link AgentSetup}, on top of the settings of the config files (`config`:
+ * the user's and a trusted folder's; flags win, then the shell environment, then the files). Skills:
+ * the `--skill` values in order (a built-in name or a path to a SKILL.md folder whose tools come from
+ * the built-in ones), else the config's `skill`; default `assistant`, or `coding` when a workspace is
+ * given (it always adds `coding` on that folder). Presets: the config's, then `--allow-command` (a flag
+ * preset replaces a config one of the same name). Throws `ConfigError` (exit code 2) for a bad model
+ * id, a missing key, an unknown skill or a bad workspace.
  */
 export async function buildAgentSetup(
   flags: AgentFlags,
   context: { env: Record<string, string | undefined>; cwd: string },
+  config: BridleConfig = {},
 ): Promise<AgentSetup> {
-  const modelId = flags.model ?? defaultModelId(context.env);
+  const modelId = chooseModelId(flags.model, context.env, config);
   const model = resolveModel(modelId, { env: context.env });
-  const presets = flags.allowCommand ?? {};
-  if (Object.keys(presets).length > 0 && flags.workspace === undefined) {
+  if (
+    Object.keys(flags.allowCommand ?? {}).length > 0 &&
+    flags.workspace === undefined &&
+    config.workspace === undefined
+  ) {
     throw new ConfigError('--allow-command needs --workspace DIR: commands run inside the workspace folder.');
   }
-  const workspace =
-    flags.workspace === undefined ? undefined : await openWorkspace(resolve(context.cwd, flags.workspace));
-  const names = [...(flags.skill ?? [])];
+  const presets: Record<string, CommandPreset> = {
+    ...(config.presets as Record<string, CommandPreset> | undefined),
+    ...(flags.allowCommand as Record<string, CommandPreset> | undefined),
+  };
+  const workspaceDir = flags.workspace === undefined ? config.workspace : resolve(context.cwd, flags.workspace);
+  const workspace = workspaceDir === undefined ? undefined : await openWorkspace(workspaceDir);
+  const names = [...(flags.skill ?? config.skill ?? [])];
   if (workspace !== undefined && !names.includes('coding')) names.push('coding');
   if (names.length === 0) names.push('assistant');
 
   // One instance of each tool, so skills that share a tool compose without a clash.
   const toolbox = createToolbox();
   const coding = workspace === undefined ? undefined : codingSkill({ workspace, commands: presets });
+  const maxSteps = flags.maxSteps ?? config.maxSteps;
   const catalogue: Tool[] = [toolbox.clock, toolbox.calculator, toolbox.httpFetch, ...(coding?.tools ?? [])];
   const skills: Skill[] = [];
   for (const name of names) {
@@ -97,7 +125,7 @@ export async function buildAgentSetup(
     tools: composed.tools,
     skills,
     limits: {
-      ...(flags.maxSteps === undefined ? {} : { maxSteps: flags.maxSteps }),
+      ...(maxSteps === undefined ? {} : { maxSteps }),
       ...(flags.maxToolCalls === undefined ? {} : { maxToolCalls: flags.maxToolCalls }),
       ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
     },

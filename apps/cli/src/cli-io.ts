@@ -10,7 +10,10 @@ export interface CliIO {
   stdout: CliOutput & NodeJS.WritableStream;
   stderr: CliOutput & NodeJS.WritableStream;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  /** Environment variables (`.env` from `cwd` is merged in by `main`, never overriding). */
+  /**
+   * Environment variables: the shell's. Commands add `--env-file` variables and the API keys of the
+   * folder's `.env`, never overriding what is set.
+   */
   env: Record<string, string | undefined>;
   /** The working directory: `.env`, relative paths and `--workspace` resolve from here. */
   cwd: string;

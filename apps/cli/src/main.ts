@@ -1,4 +1,3 @@
-import { loadEnv } from '@bridle/models';
 import { BridleError } from '@bridle/protocol';
 import { CommanderError } from 'commander';
 import { type CliIO, processIO } from './cli-io';
@@ -8,9 +7,10 @@ import { createProgram } from './program';
 import { colorEnabled, createStyle } from './style';
 
 /**
- * Runs the CLI on `argv` (without `node` and the script) and resolves with the exit code. Reads `.env`
- * from `io.cwd` first (never overriding set variables). Never rejects: a usage or configuration error
- * is printed and gives 2; an unexpected error is printed and gives 1.
+ * Runs the CLI on `argv` (without `node` and the script) and resolves with the exit code. Commands
+ * that need settings read the user's files through workspace trust (`loadCliProject`): a folder's
+ * `.env` gives API keys only. Never rejects: a usage or configuration error is printed and gives 2;
+ * an unexpected error is printed and gives 1.
  */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   const errorStyle = createStyle(colorEnabled(io.stderr, io.env));
@@ -24,7 +24,6 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     },
   };
   try {
-    loadEnv(io.cwd, { env: io.env });
     await createProgram(context).parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {

@@ -6,6 +6,7 @@ import { chatCommand } from './commands/chat';
 import { demoCommand } from './commands/demo';
 import { runCommand } from './commands/run';
 import { serveCommand } from './commands/serve';
+import { trustCommand } from './commands/trust';
 
 /**
  * Builds the `bridle` commander program. It never exits the process: commander errors are thrown
@@ -18,13 +19,14 @@ export function createProgram(context: CommandContext): Command {
     .version(packageJson.version, '-v, --version')
     .addHelpText(
       'after',
-      '\nEnvironment (also read from .env in the working directory): BRIDLE_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL,\nANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_COMPATIBLE_API_KEY, NO_COLOR.',
+      "\nEnvironment: BRIDLE_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,\nOPENAI_COMPATIBLE_API_KEY, NO_COLOR. A folder's .env gives API keys only (--env-file FILE loads all of a file);\nits bridle.config.json and .mcp.json apply once you trust the folder (bridle trust, or --trust-project).",
     );
   program.addCommand(runCommand(context));
   program.addCommand(chatCommand(context));
   program.addCommand(batchCommand(context));
   program.addCommand(demoCommand(context));
   program.addCommand(serveCommand(context));
+  program.addCommand(trustCommand(context));
   // addCommand() does not pass settings down (only .command() does): apply them to every command.
   for (const command of [program, ...program.commands]) {
     command

@@ -18,10 +18,17 @@ export function tempDir(prefix = 'bridle-cli-'): string {
 }
 
 /**
- * A hermetic environment: PATH and HOME only (never the developer's API keys), NO_COLOR on, plus `extra`.
+ * A hermetic environment: PATH and HOME only (never the developer's API keys), NO_COLOR on, a fresh empty
+ * config folder (`XDG_CONFIG_HOME`: never the developer's config.json or trusted.json), plus `extra`.
  */
 export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), NO_COLOR: '1', ...extra };
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? tmpdir(),
+    XDG_CONFIG_HOME: tempDir('bridle-config-'),
+    NO_COLOR: '1',
+    ...extra,
+  };
 }
 
 /** The environment pointing the CLI at a fake OpenAI server (`openai:fake-model`), plus `extra`. */

@@ -82,13 +82,20 @@ describe('bridle (usage)', () => {
     expect(workspace.stderr).toMatch(/--workspace .*nowhere is not a folder/);
   });
 
-  it('reads .env from the working directory without overriding the environment', async () => {
+  it("never takes BRIDLE_MODEL from the folder's .env; --env-file takes it; the shell wins over both", async () => {
     const cwd = tempDir();
     writeFileSync(join(cwd, '.env'), 'BRIDLE_MODEL=openai:gpt-4o-mini\n');
     const result = await runCli(['run', 'hi'], { cwd });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Model openai:gpt-4o-mini needs OPENAI_API_KEY');
-    const overridden = await runCli(['run', 'hi'], { cwd, env: cliEnv({ BRIDLE_MODEL: 'anthropic:claude-x' }) });
+    expect(result.stderr).toContain(`bridle: ignored BRIDLE_MODEL in ${join(cwd, '.env')}`);
+    expect(result.stderr).toContain('No model configured');
+    const named = await runCli(['run', 'hi', '--env-file', '.env'], { cwd });
+    expect(named.stderr).toContain('Model openai:gpt-4o-mini needs OPENAI_API_KEY');
+    expect(named.stderr).not.toContain('ignored');
+    const overridden = await runCli(['run', 'hi', '--env-file', '.env'], {
+      cwd,
+      env: cliEnv({ BRIDLE_MODEL: 'anthropic:claude-x' }),
+    });
     expect(overridden.stderr).toContain('Model anthropic:claude-x needs ANTHROPIC_API_KEY');
   });
 

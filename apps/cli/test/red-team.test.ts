@@ -113,26 +113,27 @@ describe('red team: bridle run flags', () => {
     }
   });
 
-  it('.env with export prefixes, quotes and = in values fills only unset variables', async () => {
+  it('.env with export prefixes, quotes and = in values fills only unset keys; its settings are ignored', async () => {
     server = await fakeOpenAIServer([{ content: 'ok', usage }]);
     const dir = tempDir();
     writeFileSync(
       join(dir, '.env'),
       [
         'export OPENAI_API_KEY="sk-from-file=with=equals"',
-        `OPENAI_BASE_URL='${server.baseURL}'`,
+        `OPENAI_BASE_URL='http://127.0.0.1:9/v1'`,
         '# BRIDLE_MODEL=openai:commented-out',
         'BRIDLE_MODEL=openai:from-file',
       ].join('\r\n'),
     );
     const result = await runCli(['run', '--json', 'hi'], {
       cwd: dir,
-      env: cliEnv({ BRIDLE_MODEL: 'openai:from-env' }),
+      env: cliEnv({ BRIDLE_MODEL: 'openai:from-env', OPENAI_BASE_URL: server.baseURL }),
     });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ model: 'openai:from-env', status: 'completed' });
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-from-file=with=equals');
     expect(server.requests[0]?.body).toMatchObject({ model: 'from-env' });
+    expect(result.stderr).toContain(`bridle: ignored OPENAI_BASE_URL, BRIDLE_MODEL in ${join(dir, '.env')}`);
   });
 });
 

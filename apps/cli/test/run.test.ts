@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProviderError } from '@bridle/protocol';
 import { type FakeProviderServer, fakeAnthropicServer, fakeOpenAIServer } from '@bridle/testing';
@@ -181,13 +181,14 @@ describe('bridle run', () => {
   it('takes keys from .env in the working directory', async () => {
     server = await fakeOpenAIServer([{ content: 'From dotenv.', usage }]);
     const cwd = tempDir();
-    writeFileSync(
-      join(cwd, '.env'),
-      `OPENAI_API_KEY=sk-dotenv\nOPENAI_BASE_URL=${server.baseURL}\nBRIDLE_MODEL=openai:fake-model\n`,
-    );
-    const result = await runCli(['run', 'hi'], { cwd });
+    writeFileSync(join(cwd, '.env'), 'OPENAI_API_KEY=sk-dotenv\n');
+    const result = await runCli(['run', 'hi'], {
+      cwd,
+      env: cliEnv({ OPENAI_BASE_URL: server.baseURL, BRIDLE_MODEL: 'openai:fake-model' }),
+    });
     expect(result.code).toBe(0);
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-dotenv');
+    expect(result.stderr).not.toContain('ignored');
   });
 
   it('exits 130 on Ctrl-C, after cancelling the model call', async () => {
@@ -238,7 +239,7 @@ describe('bridle run', () => {
           {
             id: 'c2',
             name: 'run_command',
-            arguments: { command: 'node', params: { script: 'hello.js', arg: 'there; rm -rf /' } },
+            arguments: { command: 'node', params: { script: 'hello.js', arg: 'there; rm -rf x' } },
           },
         ],
         usage,
@@ -263,10 +264,38 @@ describe('bridle run', () => {
     );
     expect(result.code).toBe(0);
     expect(readFileSync(join(cwd, 'project', 'hello.js'), 'utf8')).toContain('console.log');
-    expect(result.stderr).toMatch(/^← run_command \d+ms exit 0 · hi there; rm -rf \/$/m);
+    expect(result.stderr).toMatch(/^← run_command \d+ms exit 0 · hi there; rm -rf x$/m);
     const tools = JSON.stringify((server.requests[0]?.body as { tools?: unknown } | undefined)?.tools);
     expect(tools).toContain('read_file');
     expect(tools).toContain('run_command');
+  });
+
+  it('refuses a {placeholder} value outside the workspace: absolute, .., a symlink out', async () => {
+    const call = (id: string, file: string) => ({
+      content: '',
+      toolCalls: [{ id, name: 'run_command', arguments: { command: 'show', params: { file } } }],
+      usage,
+    });
+    server = await fakeOpenAIServer([
+      call('c1', '/etc/hostname'),
+      call('c2', '../secret.txt'),
+      call('c3', 'out/secret.txt'),
+      call('c4', 'inside.txt'),
+      { content: 'Done.', usage },
+    ]);
+    const cwd = tempDir();
+    mkdirSync(join(cwd, 'project'));
+    writeFileSync(join(cwd, 'secret.txt'), 'top secret');
+    writeFileSync(join(cwd, 'project', 'inside.txt'), 'inside text');
+    symlinkSync(cwd, join(cwd, 'project', 'out'));
+    const result = await runCli(['run', 'Show files', '--workspace', 'project', '--allow-command', 'show=cat {file}'], {
+      env: openaiEnv(server),
+      cwd,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr.match(/^✗ run_command/gm)).toHaveLength(3);
+    expect(result.stderr).toMatch(/^← run_command \d+ms exit 0 · inside text$/m);
+    expect(JSON.stringify(server.requests.map((request) => request.body))).not.toContain('top secret');
   });
 
   it('keeps file tools inside the workspace', async () => {

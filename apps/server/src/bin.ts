@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-import { loadEnv } from '@bridle/models';
+import { loadWorkspaceEnv } from '@bridle/models';
 import { BridleError } from '@bridle/protocol';
 import { startServer } from './start-server';
 
-/** `bridle-server`: settings come from the environment and `.env` in the working directory (see README). */
+/**
+ * `bridle-server`: settings come from the environment (see README). The working directory's `.env` is
+ * the folder's words, not the user's: it gives API keys only (never HOST, PORT, a token or a base URL).
+ */
 async function main(): Promise<void> {
-  loadEnv(process.cwd());
+  loadWorkspaceEnv([process.cwd()]);
   const server = await startServer();
   server.app.log.info(`bridle-server listening on ${server.url}`);
 }

@@ -7,6 +7,7 @@ import { openResultAppender, type ResultAppender, readDoneIds, toResultLine } fr
 import { createBatchProgressView } from '../batch-progress';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
+import { loadCliProject } from '../load-cli-project';
 import { isSameFile } from '../same-file';
 import { abortOnStopSignals } from '../stop-signals';
 
@@ -26,7 +27,8 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     throw new ConfigError(
       `--out ${flags.out} is the input file ${inputFile} (the same file under another name): results are appended to --out, so give a different file.`,
     );
-  const setup = await buildAgentSetup(flags, io);
+  const project = await loadCliProject(context, flags);
+  const setup = await buildAgentSetup(flags, io, project.config);
   const { items, bad } = await readBatchInput(inputPath).catch((error: NodeJS.ErrnoException) => {
     throw new ConfigError(
       `Cannot read the input ${inputPath}: ${error.code === 'ENOENT' ? 'no such file' : error.message}.`,

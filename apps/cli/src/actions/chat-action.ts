@@ -6,6 +6,7 @@ import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import type { CommandContext } from '../command-context';
 import { CHAT_HELP } from '../commands/chat';
 import { ExitCode } from '../exit-code';
+import { loadCliProject } from '../load-cli-project';
 import { createRunRenderer, type RunRenderer } from '../render-run';
 
 /** Flags of `bridle chat`. */
@@ -22,7 +23,8 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
     io.stderr.write(style.red('bridle: --compact needs a budget: add --memory-chars N or --memory-tokens N.\n'));
     return ExitCode.usage;
   }
-  const setup = await buildAgentSetup(flags, io);
+  const project = await loadCliProject(context, flags);
+  const setup = await buildAgentSetup(flags, io, project.config);
   let renderer: RunRenderer | undefined;
   const memoryBudget =
     flags.memoryTokens !== undefined

@@ -4,6 +4,7 @@ import { ConfigError } from '@bridle/protocol';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import type { CommandContext } from '../command-context';
 import { ExitCode, exitCodeForStatus } from '../exit-code';
+import { loadCliProject } from '../load-cli-project';
 import { readAll } from '../read-all';
 import { createRunRenderer } from '../render-run';
 import { abortOnStopSignals } from '../stop-signals';
@@ -22,7 +23,8 @@ export async function runAction(
 ): Promise<number> {
   const { io } = context;
   const prompt = await resolvePrompt(context, promptArgument);
-  const setup = await buildAgentSetup(flags, io);
+  const project = await loadCliProject(context, flags);
+  const setup = await buildAgentSetup(flags, io, project.config);
   const observers: EventObserver[] = [];
   const renderer = flags.json
     ? undefined

@@ -1,9 +1,11 @@
 import { Command } from 'commander';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
+import { loadCliProject } from '../load-cli-project';
 import { collect, duration, positiveInteger } from '../parse-options';
+import { addProjectFlags, type ProjectFlags } from '../project-flags';
 
-interface ServeFlags {
+interface ServeFlags extends ProjectFlags {
   host?: string;
   port?: number;
   maxConcurrentRuns?: number;
@@ -29,7 +31,8 @@ function port(value: string): number {
 
 /** `bridle serve`: starts the `@bridle/server` HTTP API (flags win over the environment variables). */
 export function serveCommand(context: CommandContext): Command {
-  return new Command('serve')
+  const command = new Command('serve');
+  return addProjectFlags(command)
     .description('Start the Bridle HTTP server (/api with SSE, sessions, batch jobs; OpenAI-compatible /v1)')
     .option('--host <host>', 'interface to bind ($HOST, default 127.0.0.1; other hosts need BRIDLE_API_TOKEN)')
     .option('--port <port>', 'port ($PORT, default 3000; 0 picks a free one)', port)
@@ -59,7 +62,7 @@ export function serveCommand(context: CommandContext): Command {
     .option('--rate-limit <n/s|n/min>', 'requests per API token, else per address ($BRIDLE_RATE_LIMIT; default none)')
     .addHelpText(
       'after',
-      '\nThe API token is read from BRIDLE_API_TOKEN only (never a flag, so it stays out of process lists).',
+      "\nThe API token is read from BRIDLE_API_TOKEN only (never a flag, so it stays out of process lists), from your\nshell or an --env-file: a folder's .env gives API keys only, never HOST, PORT or BRIDLE_* settings.",
     )
     .action(async (flags: ServeFlags) => {
       context.setExitCode(await serve(context, flags));
@@ -68,6 +71,9 @@ export function serveCommand(context: CommandContext): Command {
 
 async function serve(context: CommandContext, flags: ServeFlags): Promise<number> {
   const { io } = context;
+  const project = await loadCliProject(context, flags);
+  // Precedence: --model > BRIDLE_MODEL (read by the server) > the config files.
+  const modelId = flags.model ?? (io.env.BRIDLE_MODEL?.trim() ? undefined : project.config.model);
   // Loaded on demand: the server (Fastify) is only needed by this command.
   const { startServer } = await import('@bridle/server');
   const server = await startServer({
@@ -79,7 +85,7 @@ async function serve(context: CommandContext, flags: ServeFlags): Promise<number
     ...(flags.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: flags.maxConcurrentRuns }),
     ...(flags.runTimeout === undefined ? {} : { runTimeoutMs: flags.runTimeout }),
     ...(flags.shutdownGrace === undefined ? {} : { shutdownGraceMs: flags.shutdownGrace }),
-    ...(flags.model === undefined ? {} : { modelId: flags.model }),
+    ...(modelId === undefined ? {} : { modelId }),
     ...(flags.system === undefined ? {} : { system: flags.system }),
     ...(flags.skill === undefined ? {} : { skill: flags.skill }),
     ...(flags.allowedHosts === undefined ? {} : { allowedHosts: list(flags.allowedHosts) }),
