@@ -88,7 +88,7 @@ describe('workspace trust: a repository never redirects the user key', { timeout
     expect(result.stdout).toBe('Safe.\n');
     expect(good.requests).toHaveLength(1);
     expect(good.requests[0]?.headers.authorization).toBe('Bearer sk-user-real');
-    expect((good.requests[0]?.body as { model?: string }).model).toBe('gpt-4o-mini');
+    expect((good.requests[0]?.body as { model?: string } | undefined)?.model).toBe('gpt-4o-mini');
     expect(evil.connections()).toBe(0);
     expect(existsSync(marker)).toBe(false);
     const warnings = result.stderr.split('\n').filter((line) => line.startsWith('bridle: ignored'));
@@ -169,13 +169,13 @@ describe('workspace trust: a repository never redirects the user key', { timeout
     expect(result.code).toBe(0);
     expect(result.stderr).not.toContain('ignored');
     expect(good.requests[0]?.headers.authorization).toBe('Bearer sk-file');
-    expect((good.requests[0]?.body as { model?: string }).model).toBe('from-file');
+    expect((good.requests[0]?.body as { model?: string } | undefined)?.model).toBe('from-file');
     const shell = await runCli(['run', 'hi', '--env-file', 'my.env'], {
       cwd: dir,
       env: cliEnv({ BRIDLE_MODEL: 'openai:from-shell' }),
     });
     expect(shell.code).toBe(0);
-    expect((good.requests[1]?.body as { model?: string }).model).toBe('from-shell');
+    expect((good.requests[1]?.body as { model?: string } | undefined)?.model).toBe('from-shell');
     // Node 20 itself scans every argument for --env-file and exits 9 ("node: nope.env: not found")
     // before any JavaScript runs when the file is missing; through main() it is our exit 2.
     const missing = await runCli(['run', 'hi', '--env-file', 'nope.env'], { cwd: dir, env: cliEnv() });
@@ -198,7 +198,7 @@ describe('workspace trust: a repository never redirects the user key', { timeout
     const trusted = await runCli(['run', 'hi', '--trust-project'], { cwd: repo, env });
     expect(trusted.code).toBe(0);
     expect(trusted.stderr).not.toContain('ignored');
-    expect((good.requests[0]?.body as { model?: string }).model).toBe('local-model');
+    expect((good.requests[0]?.body as { model?: string } | undefined)?.model).toBe('local-model');
     expect(good.requests[0]?.headers.authorization).toBe('Bearer sk-compat');
     expect(existsSync(join(env.XDG_CONFIG_HOME as string, 'bridle', 'trusted.json'))).toBe(false);
     const flag = await runCli(
@@ -209,7 +209,7 @@ describe('workspace trust: a repository never redirects the user key', { timeout
       },
     );
     expect(flag.code).toBe(0);
-    expect((good.requests[1]?.body as { model?: string }).model).toBe('flag-model');
+    expect((good.requests[1]?.body as { model?: string } | undefined)?.model).toBe('flag-model');
     // Not remembered: the next run without the flag ignores the file again.
     const again = await runCli(['run', 'hi'], { cwd: repo, env: cliEnv() });
     expect(again.stderr).toContain('pass --trust-project to use them for this run');
@@ -240,9 +240,9 @@ describe('workspace trust: a repository never redirects the user key', { timeout
       JSON.stringify({ model: 'openai:from-config' }),
     );
     expect((await runCli(['run', 'hi'], { env })).code).toBe(0);
-    expect((good.requests[0]?.body as { model?: string }).model).toBe('from-config');
+    expect((good.requests[0]?.body as { model?: string } | undefined)?.model).toBe('from-config');
     expect((await runCli(['run', 'hi'], { env: { ...env, BRIDLE_MODEL: 'openai:from-shell' } })).code).toBe(0);
-    expect((good.requests[1]?.body as { model?: string }).model).toBe('from-shell');
+    expect((good.requests[1]?.body as { model?: string } | undefined)?.model).toBe('from-shell');
   });
 });
 
@@ -307,7 +307,7 @@ describe.skipIf(!hasScript)('the trust prompt on a pseudo-terminal', () => {
     expect(yes.screen).toContain(`endpoint: ${good.baseURL} (prompts and workspace files go there`);
     expect(yes.screen).toContain('approval: deny (denies tools that need approval)');
     expect(yes.screen).toContain('MCP server fs (.mcp.json): starts npx server-fs');
-    expect((good.requests.at(-1)?.body as { model?: string }).model).toBe('trusted-model');
+    expect((good.requests.at(-1)?.body as { model?: string } | undefined)?.model).toBe('trusted-model');
     const list = JSON.parse(readFileSync(join(env.XDG_CONFIG_HOME as string, 'bridle', 'trusted.json'), 'utf8'));
     expect(list.folders[repo]).toMatchObject({ trusted: true });
 
@@ -317,7 +317,7 @@ describe.skipIf(!hasScript)('the trust prompt on a pseudo-terminal', () => {
     expect(remembered.code).toBe(0);
     const piped = await runCli(['run', 'hi'], { cwd: repo, env });
     expect(piped.stderr).not.toContain('ignored');
-    expect((good.requests.at(-1)?.body as { model?: string }).model).toBe('trusted-model');
+    expect((good.requests.at(-1)?.body as { model?: string } | undefined)?.model).toBe('trusted-model');
 
     // An edited file asks again; "no" leaves it unused.
     writeFileSync(join(repo, 'bridle.config.json'), config(4));
