@@ -105,5 +105,5 @@ describe('readBatchInput', () => {
         error: 'the line is 1200.0 MiB long, more than the 8 MiB limit per item: shorten the prompt or split it',
       },
     ]);
-  }, 120_000);
+  }, 300_000);
 });
