@@ -22,9 +22,10 @@ describe('timeouts and cancellation', () => {
   it('times out a server that never answers', async () => {
     const server = await serve(silent);
     await expect(async () =>
-      privateFetch({ timeoutMs: 100 }).execute({ url: `${server.origin}/slow` }, toolContext()),
-    ).rejects.toThrow(`http_fetch: timed out after 100 ms (${server.origin}/slow)`);
-    expect(server.requests).toHaveLength(1);
+      privateFetch({ timeoutMs: 1000 }).execute({ url: `${server.origin}/slow` }, toolContext()),
+    ).rejects.toThrow(`http_fetch: timed out after 1000 ms (${server.origin}/slow)`);
+    // Never retried. (On a loaded machine a 100 ms budget could end before the request even arrived.)
+    expect(server.requests.length).toBeLessThanOrEqual(1);
   });
 
   it('times out a body that stalls after the headers', async () => {
