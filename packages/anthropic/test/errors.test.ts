@@ -124,7 +124,9 @@ describe('anthropic errors', () => {
     const client = new Anthropic({ apiKey: 'k', baseURL: server.baseURL, timeout: 200, maxRetries: 4 });
     const error = await rejection(anthropic({ model: 'claude-test', client }).generate(hi()));
     expect(error).toMatchObject({ code: 'timeout', retryable: true });
-    expect(server.requests).toHaveLength(1);
+    // One attempt at most (the SDK's own retries are off). On a loaded machine the 200 ms client timeout can fire
+    // before the server has even recorded the request, so none is fine too.
+    expect(server.requests.length).toBeLessThanOrEqual(1);
   });
 
   it('rejects with the abort reason, not a ProviderError, when aborted mid-stream', async () => {

@@ -89,7 +89,9 @@ describe.each(apis)('openai errors (%s)', (api) => {
     const model = openai({ model: 'gpt-test', client, api });
     const error = await rejection(model.generate(hi()));
     expect(error).toMatchObject({ code: 'timeout', retryable: true });
-    expect(server.requests).toHaveLength(1);
+    // One attempt at most (the SDK's own retries are off). On a loaded machine the 200 ms client timeout can fire
+    // before the server has even recorded the request, so none is fine too.
+    expect(server.requests.length).toBeLessThanOrEqual(1);
   });
 
   it('rejects with the abort reason, not a ProviderError, when aborted mid-stream', async () => {
