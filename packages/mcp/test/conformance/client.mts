@@ -12,9 +12,9 @@ const connection = await connectMcp({ name: 'conformance', url }, { timeoutMs: 2
 try {
   for (const tool of await connection.tools()) {
     const original = tool.name.replace(/^conformance__/, '');
-    const result = await tool
-      .execute(argumentsFor[original] ?? {}, context)
-      .catch((error: Error) => `error: ${error.message}`);
+    const result = await Promise.resolve(tool.execute(argumentsFor[original] ?? {}, context)).catch(
+      (error: Error) => `error: ${error.message}`,
+    );
     console.log(`${scenario} ${tool.name}: ${String(result).slice(0, 200)}`);
   }
 } finally {
