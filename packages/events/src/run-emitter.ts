@@ -8,6 +8,8 @@ export interface RunEmitterOptions {
   onEvent?: EventObserver | readonly EventObserver[] | undefined;
   /** Hears every error an observer throws (or rejects with). If it throws itself, that is swallowed. */
   onObserverError?: ((error: unknown, event: RunEvent) => void) | undefined;
+  /** The `sequence` of the first event; default 0. A resumed run continues its journal's numbering. */
+  firstSequence?: number;
 }
 
 /**
@@ -37,6 +39,12 @@ export class RunEmitter {
     const { onEvent } = options;
     this.#observers = onEvent === undefined ? [] : typeof onEvent === 'function' ? [onEvent] : [...onEvent];
     this.#onObserverError = options.onObserverError;
+    this.#sequence = options.firstSequence ?? 0;
+  }
+
+  /** The `sequence` the next event will get. */
+  get nextSequence(): number {
+    return this.#sequence;
   }
 
   /** True once `run_end` has been emitted. */
@@ -61,6 +69,15 @@ export class RunEmitter {
     }
     for (const observer of this.#observers) this.#notify(observer, event);
     return event;
+  }
+
+  /**
+   * Hands an event stamped elsewhere (a sub-agent's, say) to the observers unchanged: no stamp, no
+   * sequence number of this run. Ignored after `run_end`. Never throws.
+   */
+  forward(event: RunEvent): void {
+    if (this.#ended) return;
+    for (const observer of this.#observers) this.#notify(observer, event);
   }
 
   #stamp(input: RunEventInput): RunEvent {

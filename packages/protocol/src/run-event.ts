@@ -1,5 +1,5 @@
 import type { RunState } from './run-state';
-import type { FinishReason, JsonValue, Usage } from './types';
+import type { FinishReason, JsonValue, Message, Usage } from './types';
 
 /** Fields every run event carries, added by the emitter (`RunEmitter` of @bridle/events). */
 export interface EventBase {
@@ -24,6 +24,13 @@ export interface RunStartBody {
   resumed?: boolean;
   /** The session the run belongs to, when an app gave one. */
   sessionId?: string;
+  /**
+   * The transcript a journaled run started from, when it was given as `messages` (not `prompt`): with
+   * the events that follow, it is what `resumeRun` rebuilds the run from. Set only when the run has a store.
+   */
+  messages?: Message[];
+  /** A resumed segment: the decisions it was given on pending calls, by call id (journaled with it). */
+  approvals?: Record<string, boolean | { approved: false; reason?: string }>;
 }
 
 /** A model call (one attempt of one step) began. */
@@ -67,7 +74,10 @@ export interface ModelErrorBody {
   willRetry: boolean;
 }
 
-/** A tool call of an admitted batch began (emitted for every call, before validation and approval). */
+/**
+ * A tool call of an admitted batch began (emitted for every call, before validation). Approvals of a
+ * batch are decided before any of its calls starts.
+ */
 export interface ToolStartBody {
   type: 'tool_start';
   step: number;
@@ -96,10 +106,13 @@ export interface TextDeltaBody {
   text: string;
 }
 
-/** The run ended. Emitted exactly once per run, always last. */
+/** The run (or, for a paused run, its segment) ended. Emitted exactly once per segment, always last. */
 export interface RunEndBody {
   type: 'run_end';
-  /** An `AgentStatus`: `completed`, `step_limit`, `tool_limit`, `timeout`, `aborted`, `model_error`, `context_limit`. */
+  /**
+   * An `AgentStatus`: `completed`, `step_limit`, `tool_limit`, `timeout`, `aborted`, `model_error`,
+   * `context_limit`, `awaiting_approval` (the segment paused; `resumeRun` opens the next), `budget_limit`.
+   */
   status: string;
   steps: number;
   toolCalls: number;
