@@ -30,6 +30,8 @@ export type BatchStatus =
   | 'aborted'
   | 'model_error'
   | 'context_limit'
+  | 'awaiting_approval'
+  | 'budget_limit'
   | 'error';
 
 /** What one attempt of a run function returns. An `AgentResult` satisfies it. */

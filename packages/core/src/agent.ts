@@ -31,7 +31,10 @@ export interface AgentRunOptions {
   signal?: AbortSignal;
 }
 
-const AGENT_OPTION_KEYS = [...RUN_OPTION_KEYS.filter((key) => key !== 'prompt' && key !== 'signal'), 'memory'];
+const AGENT_OPTION_KEYS = [
+  ...RUN_OPTION_KEYS.filter((key) => key !== 'prompt' && key !== 'signal' && key !== 'runId'),
+  'memory',
+];
 
 function skillSection(skill: Skill): string {
   const name = skill.name === undefined ? '' : ` name=${JSON.stringify(skill.name)}`;

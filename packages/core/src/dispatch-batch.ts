@@ -1,9 +1,12 @@
 import type { ToolCall, ToolMessage } from '@bridle/protocol';
 import { cancelledText, runToolCall, type ToolCallContext } from './run-tool-call';
+import type { ToolOutcome } from './tool-result-text';
 
 /** What a batch needs beyond one call's context. */
 export interface BatchContext extends ToolCallContext {
   toolConcurrency: number;
+  /** Results known already (journaled before a crash): used as they are, without events. */
+  known: ReadonlyMap<string, ToolOutcome> | undefined;
 }
 
 /**
@@ -11,10 +14,18 @@ export interface BatchContext extends ToolCallContext {
  * calls of `readOnly` tools (without `requiresApproval`) run concurrently, at most `toolConcurrency` at a
  * time; every other call runs alone, in call order, after the calls before it finished. Once the run is
  * cancelled no further call starts, and calls that never ran get results saying cancelled or timed out.
+ * Rejects only with a `JournalError` (a journal that cannot be written).
  */
 export async function dispatchBatch(calls: readonly ToolCall[], context: BatchContext): Promise<ToolMessage[]> {
   const results: (ToolMessage | undefined)[] = new Array(calls.length);
-  const { scope, registry } = context;
+  const { scope, registry, known } = context;
+  if (known !== undefined && known.size > 0) {
+    for (let at = 0; at < calls.length; at++) {
+      const call = calls[at] as ToolCall;
+      const outcome = known.get(call.id);
+      if (outcome) results[at] = { role: 'tool', callId: call.id, name: call.name, ...outcome };
+    }
+  }
   const concurrent = (call: ToolCall) => {
     const tool = registry.get(call.name);
     return tool === undefined || (tool.readOnly === true && tool.requiresApproval !== true);
@@ -22,6 +33,10 @@ export async function dispatchBatch(calls: readonly ToolCall[], context: BatchCo
 
   let index = 0;
   while (index < calls.length && !scope.reason) {
+    if (results[index]) {
+      index++;
+      continue;
+    }
     const call = calls[index] as ToolCall;
     if (!concurrent(call) || context.toolConcurrency === 1) {
       const message = runToolCall(call, context);
@@ -30,7 +45,7 @@ export async function dispatchBatch(calls: readonly ToolCall[], context: BatchCo
       continue;
     }
     let end = index + 1;
-    while (end < calls.length && concurrent(calls[end] as ToolCall)) end++;
+    while (end < calls.length && !results[end] && concurrent(calls[end] as ToolCall)) end++;
     let next = index;
     const worker = async () => {
       while (next < end && !scope.reason) {

@@ -1,14 +1,21 @@
-import { RunEmitter, type RunEmitterOptions } from '@bridle/events';
+import { type EventObserver, RunEmitter, type RunEmitterOptions } from '@bridle/events';
+import type { Journal } from './journal';
 
-/** What the loop needs of an emitter: `emit` (never throws). */
-export type EventSink = Pick<RunEmitter, 'emit'>;
+/** What the loop needs of an emitter: `emit` and `forward` (neither throws). */
+export type EventSink = Pick<RunEmitter, 'emit' | 'forward'>;
 
 // Nobody listens: stamping events (ISO time, durations) would be pure overhead on every step.
-const SILENT: EventSink = { emit: () => undefined };
+const SILENT: EventSink = { emit: () => undefined, forward: () => undefined };
 
-/** A `RunEmitter` when there are observers, else a sink that drops every event. */
-export function eventSink(options: RunEmitterOptions): EventSink {
+/** A `RunEmitter` when there are observers or a journal, else a sink that drops every event. */
+export function eventSink(options: RunEmitterOptions, journal?: Journal): EventSink {
   const { onEvent } = options;
   const observed = typeof onEvent === 'function' || (Array.isArray(onEvent) && onEvent.length > 0);
+  if (journal) {
+    const observers: EventObserver[] = [journal.observe];
+    if (typeof onEvent === 'function') observers.push(onEvent);
+    else if (onEvent) observers.push(...onEvent);
+    return new RunEmitter({ ...options, onEvent: observers });
+  }
   return observed ? new RunEmitter(options) : SILENT;
 }

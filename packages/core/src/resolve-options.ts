@@ -1,16 +1,19 @@
 import type { EventObserver, RunEvent } from '@bridle/events';
-import { assertTranscript, ConfigError, type Message, type Model, type Tool } from '@bridle/protocol';
+import { assertTranscript, ConfigError, type Message, type Model, type Store, type Tool } from '@bridle/protocol';
 import { ToolRegistry } from '@bridle/registry';
 import { checkKeys, functionOption, integerOption, invalidOption, numberOption, objectOption } from './option-checks';
 import { registryFor } from './registry-cache';
 import { compileOutput, type OutputCheck } from './structured-output';
-import type { ApproveHook, ContextOptions, RetryOptions, RunAgentOptions } from './types';
+import type { ApproveHook, BudgetOptions, ContextOptions, RetryOptions, RunAgentOptions } from './types';
 
 /** Default cut of each tool result, in characters. */
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000;
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** Every accepted key of {@link RunAgentOptions}. */
+/**
+ * Every accepted key of {@link RunAgentOptions}. Tied to the type both ways: a key that is not an option,
+ * or an option missing here, is a compile error.
+ */
 export const RUN_OPTION_KEYS = [
   'model',
   'tools',
@@ -29,7 +32,20 @@ export const RUN_OPTION_KEYS = [
   'retry',
   'output',
   'stream',
-] as const;
+  'budget',
+  'store',
+  'runId',
+] as const satisfies readonly (keyof RunAgentOptions)[];
+
+type MissingRunOption = Exclude<keyof RunAgentOptions, (typeof RUN_OPTION_KEYS)[number]>;
+const everyRunOptionListed: [MissingRunOption] extends [never] ? true : MissingRunOption = true;
+void everyRunOptionListed;
+
+/** Budget limits after validation (`Infinity` when not set). */
+export interface ResolvedBudget {
+  maxTokens: number;
+  maxCostUsd: number;
+}
 
 /** Options after validation, with defaults applied. */
 export interface ResolvedOptions {
@@ -51,6 +67,9 @@ export interface ResolvedOptions {
   retry: Required<RetryOptions>;
   output: OutputCheck | undefined;
   stream: boolean;
+  budget: ResolvedBudget | undefined;
+  store: Store | undefined;
+  runId: string | undefined;
 }
 
 function resolveModel(model: unknown): Model {
@@ -115,6 +134,38 @@ function resolveRetry(value: unknown): Required<RetryOptions> {
   return { maxRetries, baseDelayMs, maxDelayMs };
 }
 
+function resolveBudget(value: unknown): ResolvedBudget | undefined {
+  const budget = objectOption<BudgetOptions>('budget', value, ['maxTokens', 'maxCostUsd']);
+  if (!budget) return undefined;
+  const limit = (name: 'maxTokens' | 'maxCostUsd') => {
+    const given = budget[name];
+    if (given === undefined) return Number.POSITIVE_INFINITY;
+    if (typeof given !== 'number' || !(given > 0) || !Number.isFinite(given))
+      invalidOption(`budget.${name}`, 'a finite number above 0', given);
+    return given;
+  };
+  return { maxTokens: limit('maxTokens'), maxCostUsd: limit('maxCostUsd') };
+}
+
+const STORE_METHODS = ['appendEvents', 'readRun'] as const;
+
+function resolveStore(value: unknown): Store | undefined {
+  if (value === undefined) return undefined;
+  const candidate = value as Record<string, unknown> | null;
+  for (const method of STORE_METHODS)
+    if (typeof candidate?.[method] !== 'function')
+      invalidOption('store', `a Store (openStore() of @bridle/store) with an ${method}() method`, value);
+  return value as Store;
+}
+
+/** A run id: what a store keys the journal by, so it must be a short, printable, non-empty string. */
+export function resolveRunId(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^[\w.:-]{1,128}$/.test(value))
+    invalidOption('runId', 'a string of 1 to 128 letters, digits, "_", "-", ".", ":"', value);
+  return value;
+}
+
 const NO_TOOLS = new ToolRegistry([]);
 
 function resolveRegistry(tools: unknown): ToolRegistry {
@@ -128,10 +179,17 @@ function resolveRegistry(tools: unknown): ToolRegistry {
   return registryFor(tools as Tool[]);
 }
 
-/** Validates every option of `runAgent` and applies defaults. Throws `ConfigError`; never calls the model. */
-export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
+/**
+ * Validates every option of `runAgent` and applies defaults. Throws `ConfigError`; never calls the model.
+ * `keys` are the accepted keys; `resumeRun` passes its own and no `prompt`/`messages` (`resumed`).
+ */
+export function resolveOptions(
+  options: RunAgentOptions,
+  keys: readonly string[] = RUN_OPTION_KEYS,
+  resumed = false,
+): ResolvedOptions {
   if (typeof options !== 'object' || options === null) invalidOption('options', 'an options object', options);
-  checkKeys('', options, RUN_OPTION_KEYS);
+  checkKeys('', options, keys);
   const context = objectOption<ContextOptions>('context', options.context, ['maxContextChars', 'maxToolResultChars']);
   if (options.system !== undefined && typeof options.system !== 'string')
     invalidOption('system', 'a string', options.system);
@@ -144,7 +202,7 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     model: resolveModel(options.model),
     registry: resolveRegistry(options.tools),
     system: options.system,
-    ...resolveMessages(options),
+    ...(resumed ? { prompt: undefined, messages: [] } : resolveMessages(options)),
     maxSteps: integerOption('maxSteps', options.maxSteps, 10, 1),
     maxToolCalls: resolveMaxToolCalls(options.maxToolCalls),
     timeoutMs,
@@ -166,5 +224,8 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     retry: resolveRetry(options.retry),
     output: options.output === undefined ? undefined : compileOutput(options.output),
     stream: options.stream ?? false,
+    budget: resolveBudget(options.budget),
+    store: resolveStore(options.store),
+    runId: resolveRunId(options.runId),
   };
 }

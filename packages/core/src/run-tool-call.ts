@@ -3,20 +3,29 @@ import type { Tool, ToolCall, ToolMessage } from '@bridle/protocol';
 import type { ToolRegistry } from '@bridle/registry';
 import { errorMessage } from './error-message';
 import type { EventSink } from './event-sink';
-import { Cancelled, type CancelReason, type RunScope } from './run-scope';
+import type { Journal } from './journal';
+import type { Decision } from './loop-state';
+import type { CancelReason, RunScope } from './run-scope';
 import { type ToolOutcome, toolResultText } from './tool-result-text';
-import type { ApproveHook } from './types';
 
 /** What running one tool call needs from the run. */
 export interface ToolCallContext {
   registry: ToolRegistry;
-  approve: ApproveHook | undefined;
   scope: RunScope;
   emitter: EventSink;
   runId: string;
   step: number;
   maxToolResultChars: number;
+  /** Decisions on the batch's `requiresApproval` calls (made before the batch runs); none means denied. */
+  decisions: ReadonlyMap<string, Decision> | undefined;
+  /** Calls a crash may have cut (resumed runs): run again only when the tool is `readOnly` or `idempotent`. */
+  interrupted: ReadonlySet<string> | undefined;
+  /** With a store: `tool_start` is durable before the tool runs, `tool_end` before the loop goes on. */
+  journal: Journal | undefined;
 }
+
+/** The result of an interrupted call that is not safe to run twice. */
+export const INTERRUPTED = 'Interrupted: this call may or may not have run; check before retrying';
 
 type Validation = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
@@ -83,19 +92,6 @@ function execute(
   return settled(pending, call, context, 'failed').finally(() => child.release());
 }
 
-async function askApproval(call: ToolCall, tool: Tool, context: ToolCallContext): Promise<string | undefined> {
-  const { approve } = context;
-  if (!approve) return `Denied: ${tool.name} requires approval and no approve hook is configured.`;
-  let approved: unknown;
-  try {
-    approved = await context.scope.race(new Promise((resolve) => resolve(approve(call, tool))));
-  } catch (error) {
-    if (error instanceof Cancelled) throw error;
-    return `Denied: the approve hook failed (${errorMessage(error, 'approve hook error')}), so ${tool.name} did not run.`;
-  }
-  return approved === true ? undefined : `Denied: the approve hook refused this call to ${tool.name}.`;
-}
-
 function afterValidation(
   validation: Validation,
   tool: Tool,
@@ -104,16 +100,18 @@ function afterValidation(
 ): ToolOutcome | Promise<ToolOutcome> {
   if (!validation.ok) return failed(`Invalid arguments: ${validation.errors.join('; ')}`);
   if (!tool.requiresApproval) return execute(tool, validation.value, call, context);
-  const approved = askApproval(call, tool, context).then((denial) =>
-    denial === undefined ? execute(tool, validation.value, call, context) : failed(denial),
-  );
-  return settled(approved, call, context, 'could not run');
+  const decision = context.decisions?.get(call.id);
+  if (decision === true) return execute(tool, validation.value, call, context);
+  // Decisions are made before the batch runs; a call without one is denied (fail closed).
+  return failed(decision ?? `Denied: ${tool.name} requires approval and no approve hook is configured.`);
 }
 
 function outcomeOf(call: ToolCall, context: ToolCallContext): ToolOutcome | Promise<ToolOutcome> {
   const { registry, scope } = context;
   const tool = registry.get(call.name);
   if (!tool) return failed(`Unknown tool: ${call.name}`);
+  if (context.interrupted?.has(call.id) && tool.readOnly !== true && tool.idempotent !== true)
+    return failed(INTERRUPTED);
   let validation: Validation;
   try {
     // Synchronous first: nearly every schema validates synchronously, and this path allocates no promise.
@@ -145,11 +143,20 @@ function toolMessage(call: ToolCall, outcome: ToolOutcome, context: ToolCallCont
   return { role: 'tool', callId: call.id, name: call.name, content, isError };
 }
 
+/** A call of a journaled run: `tool_start` durable before the tool runs, `tool_end` before the loop goes on. */
+async function journaled(call: ToolCall, context: ToolCallContext, journal: Journal): Promise<ToolMessage> {
+  await journal.flush();
+  const message = toolMessage(call, await outcomeOf(call, context), context);
+  await journal.flush();
+  return message;
+}
+
 /**
  * Runs one tool call to a tool message, never throwing or rejecting: an unknown tool, invalid arguments
  * (checked before `execute`), a denied approval, a throwing tool, an unserializable result and the
  * run's cancellation all become `isError` results. The content is bounded by `maxToolResultChars`.
- * Emits `tool_start` and `tool_end`. Returns synchronously when nothing had to be awaited.
+ * Emits `tool_start` and `tool_end`. Returns synchronously when nothing had to be awaited. Only a
+ * journal that cannot be written rejects (with `JournalError`), and then the tool did not run.
  */
 export function runToolCall(call: ToolCall, context: ToolCallContext): ToolMessage | Promise<ToolMessage> {
   context.emitter.emit({
@@ -159,6 +166,8 @@ export function runToolCall(call: ToolCall, context: ToolCallContext): ToolMessa
     name: call.name,
     arguments: call.arguments,
   });
+  const { journal } = context;
+  if (journal) return journaled(call, context, journal);
   const outcome = outcomeOf(call, context);
   return outcome instanceof Promise
     ? outcome.then((settledOutcome) => toolMessage(call, settledOutcome, context))

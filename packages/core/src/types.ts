@@ -1,5 +1,5 @@
 import type { EventObserver, RunEvent } from '@bridle/events';
-import type { JsonSchema, Message, Model, Tool, ToolCall, Usage } from '@bridle/protocol';
+import type { JsonSchema, Message, Model, RunState, Store, Tool, ToolCall, Usage } from '@bridle/protocol';
 import type { StandardSchemaV1 } from '@bridle/registry';
 
 /** How a run ended. */
@@ -17,7 +17,23 @@ export type AgentStatus =
   /** The model failed (after retries) or returned an invalid response. */
   | 'model_error'
   /** Even the newest required part of the conversation does not fit `context.maxContextChars`. */
-  | 'context_limit';
+  | 'context_limit'
+  /** `approve` answered `'ask'` for a call: the run paused before that batch; continue it with `resumeRun`. */
+  | 'awaiting_approval'
+  /** The run's summed usage reached `budget.maxTokens` or `budget.maxCostUsd` before a model call. */
+  | 'budget_limit';
+
+/** A tool call waiting for a person's decision (status `awaiting_approval`). */
+export interface PendingApproval {
+  /** The call id: the key of its decision in `resumeRun`'s `approvals`. */
+  callId: string;
+  /** The tool's name. */
+  name: string;
+  /** The arguments the model gave, as recorded: the call runs with exactly these. */
+  arguments: unknown;
+  /** The sub-agent's run id, when the call belongs to a sub-agent (`agentTool`) of this run. */
+  runId?: string;
+}
 
 /** What a run produced. `runAgent` always resolves with one once the run has started. */
 export interface AgentResult<Output = unknown> {
@@ -37,6 +53,10 @@ export interface AgentResult<Output = unknown> {
   error?: string;
   /** The parsed and validated structured answer, when `output` was given and the run completed. */
   output?: Output;
+  /** Status `awaiting_approval`: every call of the paused batch that needs a decision. */
+  pendingApprovals?: PendingApproval[];
+  /** Status `awaiting_approval`: what `resumeRun` needs to continue the run (JSON; keep it as it is). */
+  state?: RunState;
 }
 
 /** Context budget options, in characters. */
@@ -58,9 +78,23 @@ export interface RetryOptions {
   maxDelayMs?: number;
 }
 
-/** Decides whether a `requiresApproval` tool call may run. Resolve `true` to allow; anything else, or a
- *  throw, denies it. */
-export type ApproveHook = (call: ToolCall, tool: Tool) => boolean | Promise<boolean>;
+/**
+ * Decides whether a `requiresApproval` tool call may run. Resolve `true` to allow, `'ask'` to pause the
+ * run (status `awaiting_approval`) until a person decides through `resumeRun`; anything else, or a
+ * throw, denies it.
+ */
+export type ApproveHook = (call: ToolCall, tool: Tool) => boolean | 'ask' | Promise<boolean | 'ask'>;
+
+/** Limits on what a run may spend; checked before each model call, so a run passes them by at most one step. */
+export interface BudgetOptions {
+  /** Most tokens (input plus output, summed over the run's model calls); a positive number. */
+  maxTokens?: number;
+  /** Most US dollars (the summed `usage.costUsd` of the run's model calls, counted where the model reports it). */
+  maxCostUsd?: number;
+}
+
+/** A person's decision on a pending call: `true` runs it, `false` (or `{ approved: false, reason }`) denies it. */
+export type ApprovalDecision = boolean | { approved: false; reason?: string };
 
 /** A structured output schema: a JSON Schema object, or a Standard Schema such as a zod 4 schema. */
 export type OutputSchema<Output = unknown> = JsonSchema | StandardSchemaV1<unknown, Output>;
@@ -87,6 +121,14 @@ export interface AgentLimits<Output = unknown> {
   output?: OutputSchema<Output>;
   /** Use `model.stream` when the model has it, emitting `text_delta` events. Default false. */
   stream?: boolean;
+  /** Stop with status `budget_limit` once the run has used this many tokens or dollars. */
+  budget?: BudgetOptions;
+  /**
+   * Journal every event of the run here (any object of the `Store` shape, e.g. `openStore()` of
+   * @bridle/store): model responses and tool results are durable before the run goes on, so
+   * `resumeRun({ store, runId })` can continue the run after a crash.
+   */
+  store?: Store;
 }
 
 /** Options of {@link runAgent}. Exactly one of `prompt` and `messages`. */
@@ -101,4 +143,23 @@ export interface RunAgentOptions<Output = unknown> extends AgentLimits<Output> {
   messages?: readonly Message[];
   /** Cancels the run: it resolves with status `aborted`. */
   signal?: AbortSignal;
+  /** The run's id (default: a random UUID). With a `store`, it must not be in the store yet. */
+  runId?: string;
+}
+
+/**
+ * Options of `resumeRun`: the run's model, tools, system prompt and limits (give the same ones as the
+ * first time), and where the run is: `store` with `runId` (or `state`), or `state` alone.
+ */
+export interface ResumeRunOptions<Output = unknown> extends AgentLimits<Output> {
+  model: Model;
+  tools?: readonly Tool[];
+  system?: string;
+  signal?: AbortSignal;
+  /** The run's id in `store`; defaults to `state.runId`. */
+  runId?: string;
+  /** `result.state` of the paused run. With a store it must match the journal. */
+  state?: RunState;
+  /** Decisions on the pending calls, by call id (`result.pendingApprovals`); a call left out stays pending. */
+  approvals?: Record<string, ApprovalDecision>;
 }

@@ -171,7 +171,8 @@ describe.each<Cut>(['abort', 'timeout'])('cancellation by %s', (cut) => {
       prompt: 'x',
     }));
     expect(executed).toEqual([]);
-    expect(toolResults(result)).toEqual([`${cancelledWord(cut)} before rm finished.`]);
+    // Approvals are decided before any call of the batch starts: rm never started.
+    expect(toolResults(result)).toEqual([`${cancelledWord(cut)} before rm started.`]);
   });
 
   it('during an asynchronous argument validation that never settles', async () => {

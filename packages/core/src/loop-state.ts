@@ -1,0 +1,74 @@
+import type { JsonValue, Message, ToolCall, Usage } from '@bridle/protocol';
+import type { ToolOutcome } from './tool-result-text';
+import type { AgentStatus, PendingApproval } from './types';
+
+/** A decision on a `requiresApproval` call: `true` runs it; a string is its `Denied: ...` result. */
+export type Decision = true | string;
+
+/**
+ * One batch of tool calls on its way from a model response to tool messages. A fresh batch has only
+ * `calls`; a batch carried over a pause or a crash also holds what is already known about it.
+ */
+export interface Batch {
+  /** The step (model call) that asked for the batch. */
+  step: number;
+  /** The assistant message's text and provider data. */
+  content: string;
+  providerData?: JsonValue;
+  /** The calls as given to tools (the model's own objects, or a copy of the recorded ones). */
+  calls: readonly ToolCall[];
+  /** The calls as the transcript records them (private copies of the arguments). */
+  recorded: ToolCall[];
+  /** Decisions already made (by `approve`, or by a person through `resumeRun`). */
+  decisions: Map<string, Decision>;
+  /** Calls waiting for a person: never put to the `approve` hook again. */
+  asked: Set<string>;
+  /** Results journaled before a crash: used as they are, never run again. */
+  results: Map<string, ToolOutcome>;
+  /** Calls whose `tool_start` was journaled without a `tool_end`: the crash may have cut them. */
+  interrupted: Set<string>;
+}
+
+/** The running totals of one run, and the batch carried over from a pause or a crash. */
+export interface LoopState {
+  readonly runId: string;
+  readonly messages: Message[];
+  steps: number;
+  toolCalls: number;
+  readonly usage: Usage;
+  /** Why the last final answer failed the `output` schema, if it did. */
+  outputProblem?: string;
+  /** A batch to finish before the next model call (resumed runs only). */
+  carried?: Batch;
+}
+
+/** How the loop ended: everything of the result that is not the running totals. */
+export interface Ending {
+  status: AgentStatus;
+  error?: string;
+  answer?: string;
+  output?: unknown;
+  /** Status `awaiting_approval`: the paused batch and its calls waiting for a decision. */
+  paused?: { batch: Batch; pending: PendingApproval[] };
+}
+
+/** A fresh batch from a model response. */
+export function newBatch(
+  step: number,
+  content: string,
+  providerData: JsonValue | undefined,
+  calls: readonly ToolCall[],
+  recorded: ToolCall[],
+): Batch {
+  return {
+    step,
+    content,
+    ...(providerData === undefined ? {} : { providerData }),
+    calls,
+    recorded,
+    decisions: new Map(),
+    asked: new Set(),
+    results: new Map(),
+    interrupted: new Set(),
+  };
+}

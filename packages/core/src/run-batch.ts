@@ -1,0 +1,55 @@
+import type { AssistantMessage } from '@bridle/protocol';
+import { decideApprovals, needsDecisions } from './approvals';
+import { dispatchBatch } from './dispatch-batch';
+import type { Batch, Ending } from './loop-state';
+import type { RunContext } from './run-context';
+import { Cancelled } from './run-scope';
+
+function assistantMessage(batch: Batch): AssistantMessage {
+  const message: AssistantMessage = { role: 'assistant', content: batch.content, toolCalls: batch.recorded };
+  if (batch.providerData !== undefined) message.providerData = batch.providerData;
+  return message;
+}
+
+/**
+ * Takes one batch of tool calls from admission to tool messages: a batch larger than the remaining tool
+ * budget ends the run (`tool_limit`, nothing appended); then every `requiresApproval` call is decided,
+ * and a call that waits for a person pauses the run before the batch (`awaiting_approval`); else the
+ * assistant message and one tool message per call are appended. Returns an ending, or `undefined` to go on.
+ */
+export async function runBatch(run: RunContext, batch: Batch): Promise<Ending | undefined> {
+  const { options, state, scope } = run;
+  const count = batch.calls.length;
+  const remaining = options.maxToolCalls - state.toolCalls;
+  if (count > remaining)
+    return {
+      status: 'tool_limit',
+      error: `The model asked for ${count} tool calls but only ${remaining} of maxToolCalls (${options.maxToolCalls}) remain; the batch was not run.`,
+    };
+  if (needsDecisions(batch, options.registry)) {
+    try {
+      const pending = await decideApprovals(batch, { registry: options.registry, approve: options.approve, scope });
+      if (pending) return { status: 'awaiting_approval', paused: { batch, pending } };
+    } catch (error) {
+      // Cancelled while deciding: the batch is appended below, every call answered as cut.
+      if (!(error instanceof Cancelled)) throw error;
+    }
+  }
+  state.messages.push(assistantMessage(batch));
+  state.toolCalls += count;
+  const results = await dispatchBatch(batch.calls, {
+    registry: options.registry,
+    scope,
+    emitter: run.emitter,
+    runId: state.runId,
+    step: batch.step,
+    maxToolResultChars: options.maxToolResultChars,
+    toolConcurrency: options.toolConcurrency,
+    decisions: batch.decisions,
+    interrupted: batch.interrupted.size > 0 ? batch.interrupted : undefined,
+    known: batch.results,
+    journal: run.journal,
+  });
+  for (const result of results) state.messages.push(result);
+  return undefined;
+}

@@ -1,0 +1,120 @@
+import { selectContext } from '@bridle/context';
+import { ContextLimitError, type Message, type ModelResponse, type Usage } from '@bridle/protocol';
+import { budgetEnding } from './budget';
+import { type Ending, newBatch } from './loop-state';
+import { recordedCalls } from './recorded-calls';
+import { requestModel } from './request-model';
+import type { ResolvedOptions } from './resolve-options';
+import { runBatch } from './run-batch';
+import type { RunContext } from './run-context';
+import type { CancelReason } from './run-scope';
+import { outputRetryMessage } from './structured-output';
+import { addUsage } from './usage';
+
+const NO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0 });
+
+/** The ending of a cancelled run. */
+export function cancelled(reason: CancelReason, timeoutMs: number | undefined): Ending {
+  return reason === 'timeout'
+    ? { status: 'timeout', error: `The run timed out after ${timeoutMs} ms (timeoutMs).` }
+    : { status: 'aborted', error: 'The run was aborted by its signal.' };
+}
+
+function stepLimit(options: ResolvedOptions, outputProblem: string | undefined): Ending {
+  const why = outputProblem ? ` matching the output schema (last problem: ${outputProblem})` : '';
+  return {
+    status: 'step_limit',
+    error: `Stopped after maxSteps (${options.maxSteps}) model calls without a final answer${why}.`,
+  };
+}
+
+function systemPrompt(options: ResolvedOptions): string | undefined {
+  if (!options.output) return options.system;
+  return options.system ? `${options.system}\n\n${options.output.instructions}` : options.output.instructions;
+}
+
+/** A final answer (a response without tool calls): completes the run, or with `output`, asks again. */
+async function finalAnswer(run: RunContext, response: ModelResponse): Promise<Ending | undefined> {
+  const { options, state } = run;
+  state.messages.push(
+    response.providerData === undefined
+      ? { role: 'assistant', content: response.content }
+      : { role: 'assistant', content: response.content, providerData: response.providerData },
+  );
+  if (!options.output) return { status: 'completed', answer: response.content };
+  const verdict = await run.scope.race(Promise.resolve(options.output.check(response.content)));
+  if (verdict.ok) return { status: 'completed', answer: response.content, output: verdict.value };
+  state.outputProblem = verdict.problem;
+  state.messages.push({ role: 'user', content: outputRetryMessage(verdict.problem) });
+  return undefined;
+}
+
+/**
+ * The loop: one model call per step, then the batch of tool calls it asked for, until an ending. A
+ * batch carried over from a pause or a crash is finished first. With a journal, each model response is
+ * durable before the loop uses it.
+ */
+export async function runLoop(run: RunContext): Promise<Ending> {
+  const { options, scope, emitter, state, journal } = run;
+  const system = systemPrompt(options);
+  const tools = options.registry.definitions();
+  for (;;) {
+    const carried = state.carried;
+    if (carried) {
+      state.carried = undefined;
+      const ending = await runBatch(run, carried);
+      if (ending) return ending;
+    }
+    if (scope.reason) return cancelled(scope.reason, options.timeoutMs);
+    if (state.steps >= options.maxSteps) return stepLimit(options, state.outputProblem);
+    const step = state.steps + 1;
+    if (options.budget) {
+      const ending = budgetEnding(options.budget, state.usage, step);
+      if (ending) return ending;
+    }
+
+    let messages: readonly Message[] = state.messages;
+    if (options.maxContextChars !== undefined) {
+      try {
+        messages = selectContext(state.messages, options.maxContextChars);
+      } catch (error) {
+        if (!ContextLimitError.isInstance(error)) throw error;
+        return { status: 'context_limit', error: error.message };
+      }
+    }
+
+    const outcome = await requestModel(options, scope, emitter, { step, system, messages, tools });
+    if (!outcome.ok) return { status: 'model_error', error: outcome.error };
+    const { response } = outcome;
+    const calls = response.toolCalls ?? [];
+    state.steps = step;
+    const usage = response.usage ?? NO_USAGE;
+    addUsage(state.usage, usage);
+    const recorded = calls.length === 0 ? undefined : recordedCalls(calls);
+    emitter.emit({
+      type: 'model_end',
+      step,
+      usage,
+      toolCalls: calls.length,
+      content: response.content,
+      ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
+      ...(recorded === undefined && response.providerData === undefined
+        ? {}
+        : {
+            response: {
+              ...(recorded === undefined ? {} : { toolCalls: recorded }),
+              ...(response.providerData === undefined ? {} : { providerData: response.providerData }),
+            },
+          }),
+    });
+    if (journal) await journal.flush();
+
+    if (recorded === undefined) {
+      const ending = await finalAnswer(run, response);
+      if (ending) return ending;
+      continue;
+    }
+    const ending = await runBatch(run, newBatch(step, response.content, response.providerData, calls, recorded));
+    if (ending) return ending;
+  }
+}

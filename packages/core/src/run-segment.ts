@@ -1,0 +1,110 @@
+import type { RunStartBody } from '@bridle/protocol';
+import { errorMessage } from './error-message';
+import { eventSink } from './event-sink';
+import { Journal, JournalError } from './journal';
+import type { Ending, LoopState } from './loop-state';
+import type { ResolvedOptions } from './resolve-options';
+import { cancelled, runLoop } from './run-loop';
+import { Cancelled, RunScope } from './run-scope';
+import { makeState } from './run-state';
+import type { AgentResult } from './types';
+
+/** How a segment opens: its `run_start` body, the first sequence number, and an ending already known. */
+export interface SegmentStart {
+  runStart: Omit<RunStartBody, 'type'>;
+  firstSequence: number;
+  /** A resumed run whose final answer was journaled before the crash: it ends with this, calling nothing. */
+  finished?: Ending;
+}
+
+function resultOf(state: LoopState, ending: Ending): AgentResult {
+  const result: AgentResult = {
+    status: ending.status,
+    messages: state.messages,
+    steps: state.steps,
+    toolCalls: state.toolCalls,
+    runId: state.runId,
+    usage: state.usage,
+  };
+  if (ending.answer !== undefined) result.answer = ending.answer;
+  if (ending.error !== undefined) result.error = ending.error;
+  if ('output' in ending) result.output = ending.output;
+  return result;
+}
+
+/**
+ * Runs one segment of a run (a whole run, unless it pauses) to its result: `run_start`, the loop,
+ * `run_end`. Never throws, except a `JournalError` when the store cannot append (the run then stops
+ * where its journal stops, with no `run_end`, as if its process had died).
+ */
+export async function runSegment(
+  options: ResolvedOptions,
+  state: LoopState,
+  start: SegmentStart,
+): Promise<AgentResult> {
+  const journal = options.store ? new Journal(options.store, state.runId) : undefined;
+  const emitter = eventSink(
+    {
+      runId: state.runId,
+      onEvent: options.onEvent,
+      onObserverError: options.onObserverError,
+      firstSequence: start.firstSequence,
+    },
+    journal,
+  );
+  emitter.emit({ type: 'run_start', ...start.runStart });
+  const scope = new RunScope({ signal: options.signal, timeoutMs: options.timeoutMs });
+  let ending: Ending;
+  try {
+    if (journal) await journal.flush();
+    ending = start.finished ?? (await runLoop({ options, scope, emitter, journal, state }));
+  } catch (error) {
+    if (JournalError.isInstance(error)) throw error;
+    if (error instanceof Cancelled) ending = cancelled(error.reason, options.timeoutMs);
+    else if (scope.reason) ending = cancelled(scope.reason, options.timeoutMs);
+    // Not expected (every failure is data by now); still, a run that started always resolves.
+    else
+      ending = { status: 'model_error', error: `Internal error in the agent loop: ${errorMessage(error, 'unknown')}` };
+  } finally {
+    scope.dispose();
+  }
+  const result = resultOf(state, ending);
+  const { paused } = ending;
+  if (paused) {
+    const { batch } = paused;
+    result.pendingApprovals = paused.pending;
+    // The run_end about to be emitted takes the next number; the resumed segment starts after it.
+    const nextSequence = 'nextSequence' in emitter ? (emitter.nextSequence as number) + 1 : start.firstSequence;
+    result.state = makeState({
+      version: 1,
+      runId: state.runId,
+      nextSequence,
+      steps: state.steps,
+      toolCalls: state.toolCalls,
+      usage: state.usage,
+      ...(state.outputProblem === undefined ? {} : { outputProblem: state.outputProblem }),
+      journaled: journal !== undefined,
+      ...(journal ? {} : { messages: state.messages }),
+      batch: {
+        step: batch.step,
+        content: batch.content,
+        ...(batch.providerData === undefined ? {} : { providerData: batch.providerData }),
+        calls: batch.recorded,
+        decisions: Object.fromEntries(batch.decisions),
+        asked: [...batch.asked],
+      },
+    });
+  }
+  emitter.emit({
+    type: 'run_end',
+    status: result.status,
+    steps: result.steps,
+    toolCalls: result.toolCalls,
+    usage: { ...result.usage },
+    ...(result.error === undefined ? {} : { error: result.error }),
+    ...(result.answer === undefined ? {} : { answer: result.answer }),
+    ...(result.state === undefined ? {} : { state: result.state, pendingApprovals: result.pendingApprovals }),
+  });
+  if (journal) await journal.flush();
+  return result;
+}

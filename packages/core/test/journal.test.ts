@@ -1,0 +1,123 @@
+// The journal: with a store, every event is appended, only new events per write, and a model response or
+// a tool result is durable before the loop goes on.
+import { BridleError, type RunEvent, type Store } from '@bridle/protocol';
+import { scriptedModel } from '@bridle/testing';
+import { describe, expect, it } from 'vitest';
+import { JournalError, runAgent } from '../src/index';
+import { addTool, call, recorder } from './helpers';
+import { memoryJournal } from './test-stores';
+
+const steps = (count: number) => [
+  ...Array.from({ length: count }, (_, index) => ({
+    content: `step ${index + 1}`,
+    toolCalls: [call(`c${index}`, 'add', { a: index, b: 1 })],
+    usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 4, costUsd: 0.001 },
+    finishReason: 'tool_calls' as const,
+    providerData: { reasoning: [`r${index}`] },
+  })),
+  { content: 'done', finishReason: 'stop' as const },
+];
+
+describe('journal', () => {
+  it('appends every event, each write only the events since the last one, in sequence', async () => {
+    const store = memoryJournal();
+    const events = recorder();
+    const result = await runAgent({
+      model: scriptedModel(steps(20)),
+      tools: [addTool()],
+      prompt: 'go',
+      maxSteps: 30,
+      store,
+      onEvent: events.onEvent,
+    });
+    expect(result.status).toBe('completed');
+    const journaled = store.runs.get(result.runId) as RunEvent[];
+    expect(journaled).toEqual(JSON.parse(JSON.stringify(events.events)));
+    expect(store.appends.flat()).toEqual(journaled);
+    // Steady state: every step writes the same number of events, however long the history.
+    const sizes = store.appends.map((append) => append.length);
+    expect(new Set(sizes.slice(2, -2)).size).toBeLessThanOrEqual(3);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(3);
+    expect(journaled.map((event) => event.sequence)).toEqual(journaled.map((_, index) => index));
+  });
+
+  it('journals the full model response: tool calls, provider data, finish reason, usage parts', async () => {
+    const store = memoryJournal();
+    const result = await runAgent({ model: scriptedModel(steps(1)), tools: [addTool()], prompt: 'go', store });
+    const modelEnds = (store.runs.get(result.runId) as RunEvent[]).filter((event) => event.type === 'model_end');
+    expect(modelEnds[0]).toMatchObject({
+      step: 1,
+      content: 'step 1',
+      finishReason: 'tool_calls',
+      usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 4, costUsd: 0.001 },
+      response: { toolCalls: [call('c0', 'add', { a: 0, b: 1 })], providerData: { reasoning: ['r0'] } },
+    });
+    expect(modelEnds[1]).toMatchObject({ finishReason: 'stop' });
+    expect(modelEnds[1]).not.toHaveProperty('response');
+    // The assistant message keeps the provider data; usage parts add up.
+    expect(result.messages[1]).toMatchObject({ role: 'assistant', providerData: { reasoning: ['r0'] } });
+    expect(result.usage).toEqual({ inputTokens: 10, outputTokens: 2, cacheReadTokens: 4, costUsd: 0.001 });
+  });
+
+  it('a model response is durable before its tools run, a tool start before the tool runs', async () => {
+    const store = memoryJournal();
+    const seen: string[][] = [];
+    const probe = addTool({
+      execute: (args, context) => {
+        seen.push((store.runs.get(context.runId) ?? []).map((event) => event.type));
+        const { a, b } = args as { a: number; b: number };
+        return a + b;
+      },
+    });
+    await runAgent({ model: scriptedModel(steps(2)), tools: [probe], prompt: 'go', store });
+    expect(seen[0]?.slice(-2)).toEqual(['model_end', 'tool_start']);
+    expect(seen[1]?.slice(-4)).toEqual(['tool_end', 'model_start', 'model_end', 'tool_start']);
+  });
+
+  it('a store that cannot append stops the run with JournalError; the tool it could not journal never runs', async () => {
+    const inner = memoryJournal();
+    let appends = 0;
+    const failing: Store = {
+      ...inner,
+      async appendEvents(runId, events) {
+        appends++;
+        if (appends === 3) throw new Error('disk full');
+        await inner.appendEvents(runId, events);
+      },
+    };
+    const add = addTool();
+    const run = runAgent({ model: scriptedModel(steps(2)), tools: [add], prompt: 'go', store: failing, runId: 'r1' });
+    await expect(run).rejects.toThrow(JournalError);
+    const error = await run.catch((caught: unknown) => caught);
+    expect(BridleError.isInstance(error) && error.code).toBe('journal_failed');
+    expect((error as Error).message).toBe(
+      'The journal of run r1 could not be written (disk full), so the run stopped. Resume it with resumeRun({ store, runId: "r1" }) once the store works.',
+    );
+    // Appends: run_start, model_end, then tool_start failed: add never ran.
+    expect(add.calls).toEqual([]);
+    expect(inner.runs.get('r1')?.map((event) => event.type)).toEqual(['run_start', 'model_start', 'model_end']);
+  });
+
+  it('rejects a store that is not a Store, and a bad runId, before any model call', async () => {
+    const model = scriptedModel([{ content: 'x' }]);
+    await expect(runAgent({ model, prompt: 'x', store: {} as Store })).rejects.toThrow(
+      'Invalid option store: expected a Store (openStore() of @bridle/store) with an appendEvents() method, got',
+    );
+    await expect(runAgent({ model, prompt: 'x', runId: 'a b' })).rejects.toThrow('Invalid option runId');
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('a run started from a transcript journals it in run_start (the journal alone can rebuild the run)', async () => {
+    const store = memoryJournal();
+    const messages = [
+      { role: 'user' as const, content: 'hi' },
+      { role: 'assistant' as const, content: 'hello' },
+      { role: 'user' as const, content: 'again' },
+    ];
+    const result = await runAgent({ model: scriptedModel([{ content: 'ok' }]), messages, store });
+    expect(store.runs.get(result.runId)?.[0]).toMatchObject({ type: 'run_start', messages });
+    const plain = recorder();
+    await runAgent({ model: scriptedModel([{ content: 'ok' }]), messages, onEvent: plain.onEvent });
+    expect(plain.events[0]).not.toHaveProperty('messages');
+  });
+});
