@@ -1,7 +1,7 @@
 // The journal: with a store, every event is appended, only new events per write, and a model response or
 // a tool result is durable before the loop goes on.
 import { BridleError, type RunEvent, type Store } from '@bridle/protocol';
-import { scriptedModel } from '@bridle/testing';
+import { replayModel, scriptedModel } from '@bridle/testing';
 import { describe, expect, it } from 'vitest';
 import { JournalError, runAgent } from '../src/index';
 import { addTool, call, recorder } from './helpers';
@@ -119,5 +119,23 @@ describe('journal', () => {
     const plain = recorder();
     await runAgent({ model: scriptedModel([{ content: 'ok' }]), messages, onEvent: plain.onEvent });
     expect(plain.events[0]).not.toHaveProperty('messages');
+  });
+
+  it('a journaled run replays offline with replayModel: the same transcript, no model', async () => {
+    const store = memoryJournal();
+    const recorded = await runAgent({ model: scriptedModel(steps(3)), tools: [addTool()], prompt: 'go', store });
+    const model = replayModel(store.runs.get(recorded.runId) as RunEvent[]);
+    const replayed = await runAgent({ model, tools: [addTool()], prompt: 'go' });
+    expect(replayed.messages).toEqual(recorded.messages);
+    expect(replayed.usage).toEqual(recorded.usage);
+    // A replayed run that goes further than the recording fails naming the step.
+    const further = await runAgent({
+      model: replayModel(store.runs.get(recorded.runId) as RunEvent[]),
+      tools: [addTool()],
+      prompt: 'go',
+      output: { type: 'number' },
+    });
+    expect(further.status).toBe('model_error');
+    expect(further.error).toContain('replayModel: the run asked for step 5 (model call 5)');
   });
 });

@@ -18,6 +18,7 @@ export type { FakeProviderServer } from './fake-provider-server';
 export { type Fault, type FaultSchedule, type FaultyModel, faultyModel } from './faulty-model';
 export { collectStream, modelRequest, rejection } from './model-request';
 export { type Random, seededRandom } from './random';
+export { type ReplayModel, replayModel } from './replay-model';
 export {
   type Script,
   type ScriptedModel,
