@@ -26,6 +26,12 @@ export interface AgentOptions<Output = unknown> extends AgentLimits<Output> {
   memory?: MemoryOptions | MemoryStrategy;
 }
 
+/** Changes a sub-agent run's options (see `agentTool`). */
+export type SubAgentAdjust = (options: RunAgentOptions) => RunAgentOptions;
+
+/** The key of `Agent`'s method for runs as a sub-agent (internal to @bridle/core). */
+export const SUB_AGENT_RUN = Symbol('bridle.agent.subRun');
+
 /** Per-run options of {@link Agent.run}. */
 export interface AgentRunOptions {
   signal?: AbortSignal;
@@ -129,6 +135,15 @@ export class Agent<Output = unknown> {
    * run of this agent is still in progress.
    */
   async run(input: string, options: AgentRunOptions = {}): Promise<AgentResult<Output>> {
+    return this.#run(input, (limits) => (options.signal ? { ...limits, signal: options.signal } : limits));
+  }
+
+  /** A run as a sub-agent (`agentTool`): `adjust` sets the run's signal, deadline, budget and observers. */
+  [SUB_AGENT_RUN](input: string, adjust: SubAgentAdjust): Promise<AgentResult<Output>> {
+    return this.#run(input, adjust);
+  }
+
+  async #run(input: string, adjust: SubAgentAdjust): Promise<AgentResult<Output>> {
     if (typeof input !== 'string' || input.length === 0) invalidOption('input', 'a non-empty string', input);
     if (this.#running)
       throw new ConfigError('This agent is already running: await the previous run() before starting another.');
@@ -137,14 +152,9 @@ export class Agent<Output = unknown> {
     try {
       const { memory: _memory, messages: _messages, ...limits } = this.#options;
       let messages: Message[] = [...this.#messages, { role: 'user', content: input }];
-      if (this.#memory) messages = await this.#memory(messages, limits.model, options.signal);
-      const result = await runAgent<Output>({
-        ...limits,
-        tools: this.#tools,
-        system: this.system,
-        messages,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      const adjusted = adjust(limits as RunAgentOptions) as RunAgentOptions<Output>;
+      if (this.#memory) messages = await this.#memory(messages, limits.model, adjusted.signal);
+      const result = await runAgent<Output>({ ...adjusted, tools: this.#tools, system: this.system, messages });
       if (generation === this.#generation) this.#messages = [...result.messages];
       return result;
     } finally {

@@ -7,6 +7,11 @@ export type EventSink = Pick<RunEmitter, 'emit' | 'forward'>;
 // Nobody listens: stamping events (ISO time, durations) would be pure overhead on every step.
 const SILENT: EventSink = { emit: () => undefined, forward: () => undefined };
 
+/** True for the sink that drops every event (nobody observes the run). */
+export function isSilent(sink: EventSink): boolean {
+  return sink === SILENT;
+}
+
 /** A `RunEmitter` when there are observers or a journal, else a sink that drops every event. */
 export function eventSink(options: RunEmitterOptions, journal?: Journal): EventSink {
   const { onEvent } = options;

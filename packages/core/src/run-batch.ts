@@ -49,6 +49,7 @@ export async function runBatch(run: RunContext, batch: Batch): Promise<Ending | 
     interrupted: batch.interrupted.size > 0 ? batch.interrupted : undefined,
     known: batch.results,
     journal: run.journal,
+    link: run.link,
   });
   for (const result of results) state.messages.push(result);
   return undefined;

@@ -2,6 +2,7 @@ import type { EventSink } from './event-sink';
 import type { Journal } from './journal';
 import type { LoopState } from './loop-state';
 import type { ResolvedOptions } from './resolve-options';
+import type { RunLink } from './run-link';
 import type { RunScope } from './run-scope';
 
 /** Everything one run segment works with, passed as one object through the loop. */
@@ -12,4 +13,6 @@ export interface RunContext {
   /** Present when the run journals to `options.store`. */
   readonly journal: Journal | undefined;
   readonly state: LoopState;
+  /** Handed to tools (for sub-agents). */
+  readonly link: RunLink;
 }

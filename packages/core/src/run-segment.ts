@@ -1,13 +1,15 @@
 import type { RunStartBody } from '@bridle/protocol';
 import { errorMessage } from './error-message';
-import { eventSink } from './event-sink';
+import { eventSink, isSilent } from './event-sink';
 import { Journal, JournalError } from './journal';
 import type { Ending, LoopState } from './loop-state';
 import type { ResolvedOptions } from './resolve-options';
+import type { RunLink } from './run-link';
 import { cancelled, runLoop } from './run-loop';
 import { Cancelled, RunScope } from './run-scope';
 import { makeState } from './run-state';
 import type { AgentResult } from './types';
+import { addUsage } from './usage';
 
 /** How a segment opens: its `run_start` body, the first sequence number, and an ending already known. */
 export interface SegmentStart {
@@ -54,10 +56,23 @@ export async function runSegment(
   );
   emitter.emit({ type: 'run_start', ...start.runStart });
   const scope = new RunScope({ signal: options.signal, timeoutMs: options.timeoutMs });
+  const { budget } = options;
+  const link: RunLink = {
+    runId: state.runId,
+    observed: !isSilent(emitter),
+    forward: (event) => emitter.forward(event),
+    remainingMs: () => scope.remainingMs(),
+    remainingBudget: () =>
+      budget && {
+        maxTokens: budget.maxTokens - state.usage.inputTokens - state.usage.outputTokens,
+        maxCostUsd: budget.maxCostUsd - (state.usage.costUsd ?? 0),
+      },
+    addUsage: (usage) => addUsage(state.usage, usage),
+  };
   let ending: Ending;
   try {
     if (journal) await journal.flush();
-    ending = start.finished ?? (await runLoop({ options, scope, emitter, journal, state }));
+    ending = start.finished ?? (await runLoop({ options, scope, emitter, journal, state, link }));
   } catch (error) {
     if (JournalError.isInstance(error)) throw error;
     if (error instanceof Cancelled) ending = cancelled(error.reason, options.timeoutMs);

@@ -5,6 +5,7 @@ import { errorMessage } from './error-message';
 import type { EventSink } from './event-sink';
 import type { Journal } from './journal';
 import type { Decision } from './loop-state';
+import { RUN_LINK, type RunLink } from './run-link';
 import type { CancelReason, RunScope } from './run-scope';
 import { type ToolOutcome, toolResultText } from './tool-result-text';
 
@@ -22,6 +23,8 @@ export interface ToolCallContext {
   interrupted: ReadonlySet<string> | undefined;
   /** With a store: `tool_start` is durable before the tool runs, `tool_end` before the loop goes on. */
   journal: Journal | undefined;
+  /** The run, as a sub-agent tool sees it. */
+  link: RunLink | undefined;
 }
 
 /** The result of an interrupted call that is not safe to run twice. */
@@ -76,6 +79,7 @@ function execute(
     callId: call.id,
     runId: context.runId,
     idempotencyKey: `${context.runId}:${call.id}`,
+    [RUN_LINK]: context.link,
   };
   let result: unknown;
   try {
