@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { BUILT_IN_SKILLS } from './built-in-skills';
 import { type CliCommandPreset, parseCommandPreset } from './command-preset';
+import { MCP_FLAG_HELP } from './mcp-tools';
 import { collect, duration, nonNegativeInteger, positiveInteger } from './parse-options';
 import { addProjectFlags } from './project-flags';
 
@@ -31,6 +32,7 @@ export function addAgentFlags(command: Command): Command {
       'a command preset the agent may run in the workspace, repeatable (no shell; trailing {param} words are filled by the model), e.g. test="npm test"',
       collectPreset,
     )
+    .option('--mcp <file>', MCP_FLAG_HELP)
     .option('--max-steps <n>', 'most model calls per run (default 10)', positiveInteger)
     .addOption(
       new Option('--max-tool-calls <n>', 'most tool calls per run (default: unlimited)').argParser(nonNegativeInteger),

@@ -4,6 +4,7 @@ import type { CommandContext } from './command-context';
 import { batchCommand } from './commands/batch';
 import { chatCommand } from './commands/chat';
 import { demoCommand } from './commands/demo';
+import { mcpServeCommand } from './commands/mcp-serve';
 import { runCommand } from './commands/run';
 import { serveCommand } from './commands/serve';
 import { trustCommand } from './commands/trust';
@@ -26,6 +27,7 @@ export function createProgram(context: CommandContext): Command {
   program.addCommand(batchCommand(context));
   program.addCommand(demoCommand(context));
   program.addCommand(serveCommand(context));
+  program.addCommand(mcpServeCommand(context));
   program.addCommand(trustCommand(context));
   // addCommand() does not pass settings down (only .command() does): apply them to every command.
   for (const command of [program, ...program.commands]) {

@@ -8,11 +8,12 @@ import { createBatchProgressView } from '../batch-progress';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
+import { type McpFlags, openMcpTools } from '../mcp-tools';
 import { isSameFile } from '../same-file';
 import { abortOnStopSignals } from '../stop-signals';
 
 /** Flags of `bridle batch`. */
-export interface BatchFlags extends AgentFlags {
+export interface BatchFlags extends AgentFlags, McpFlags {
   out: string;
   concurrency: number;
   retries: number;
@@ -29,6 +30,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     );
   const project = await loadCliProject(context, flags);
   const setup = await buildAgentSetup(flags, io, project.config);
+  const mcp = await openMcpTools(flags.mcp, project.config.mcpServers, io, style);
   const { items, bad } = await readBatchInput(inputPath).catch((error: NodeJS.ErrnoException) => {
     throw new ConfigError(
       `Cannot read the input ${inputPath}: ${error.code === 'ENOENT' ? 'no such file' : error.message}.`,
@@ -66,7 +68,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     results = await runBatch(todo, {
       agent: {
         model: setup.model,
-        tools: setup.tools,
+        tools: [...setup.tools, ...mcp.tools],
         ...(setup.system === undefined ? {} : { system: setup.system }),
         ...setup.limits,
       },
@@ -85,6 +87,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     view.stop();
     stopSignals.stop();
     appender.close();
+    await mcp.close();
   }
   return summarize(context, {
     results,

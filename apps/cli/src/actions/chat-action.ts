@@ -7,10 +7,11 @@ import type { CommandContext } from '../command-context';
 import { CHAT_HELP } from '../commands/chat';
 import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
+import { type McpFlags, openMcpTools } from '../mcp-tools';
 import { createRunRenderer, type RunRenderer } from '../render-run';
 
 /** Flags of `bridle chat`. */
-export interface ChatFlags extends AgentFlags {
+export interface ChatFlags extends AgentFlags, McpFlags {
   memoryChars?: number;
   memoryTokens?: number;
   compact?: boolean;
@@ -25,6 +26,7 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
   }
   const project = await loadCliProject(context, flags);
   const setup = await buildAgentSetup(flags, io, project.config);
+  const mcp = await openMcpTools(flags.mcp, project.config.mcpServers, io, style);
   let renderer: RunRenderer | undefined;
   const memoryBudget =
     flags.memoryTokens !== undefined
@@ -34,7 +36,7 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
         : undefined;
   const agent = new Agent({
     model: setup.model,
-    tools: setup.tools,
+    tools: [...setup.tools, ...mcp.tools],
     ...(setup.system === undefined ? {} : { system: setup.system }),
     ...setup.limits,
     stream: true,
@@ -102,6 +104,7 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
   } finally {
     stopListening();
     lines.close();
+    await mcp.close();
   }
   return ExitCode.completed;
 

@@ -5,12 +5,13 @@ import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import type { CommandContext } from '../command-context';
 import { ExitCode, exitCodeForStatus } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
+import { type McpFlags, openMcpTools } from '../mcp-tools';
 import { readAll } from '../read-all';
 import { createRunRenderer } from '../render-run';
 import { abortOnStopSignals } from '../stop-signals';
 
 /** Flags of `bridle run`. */
-export interface RunFlags extends AgentFlags {
+export interface RunFlags extends AgentFlags, McpFlags {
   json?: boolean;
   trace?: string;
 }
@@ -32,13 +33,14 @@ export async function runAction(
   if (renderer) observers.push(renderer.onEvent);
   const trace = flags.trace === undefined ? undefined : await openTrace(context, flags.trace);
   if (trace) observers.push(trace.onEvent);
+  const mcp = await openMcpTools(flags.mcp, project.config.mcpServers, io, context.errorStyle);
 
   const controller = new AbortController();
   const stopSignals = abortOnStopSignals(io, controller);
   try {
     const result = await runAgent({
       model: setup.model,
-      tools: setup.tools,
+      tools: [...setup.tools, ...mcp.tools],
       ...(setup.system === undefined ? {} : { system: setup.system }),
       prompt,
       ...setup.limits,
@@ -55,6 +57,7 @@ export async function runAction(
   } finally {
     stopSignals.stop();
     await trace?.close();
+    await mcp.close();
   }
 }
 

@@ -2,10 +2,11 @@ import { Command } from 'commander';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
+import { MCP_FLAG_HELP, type McpFlags, openMcpTools } from '../mcp-tools';
 import { collect, duration, positiveInteger } from '../parse-options';
 import { addProjectFlags, type ProjectFlags } from '../project-flags';
 
-interface ServeFlags extends ProjectFlags {
+interface ServeFlags extends ProjectFlags, McpFlags {
   host?: string;
   port?: number;
   maxConcurrentRuns?: number;
@@ -54,6 +55,7 @@ export function serveCommand(context: CommandContext): Command {
       'a skill to offer, repeatable: assistant, analyst or a SKILL.md folder; the first is the default ($BRIDLE_SKILL)',
       collect,
     )
+    .option('--mcp <file>', MCP_FLAG_HELP)
     .option('--allowed-hosts <names>', 'host names accepted in Host besides loopback ones ($BRIDLE_ALLOWED_HOSTS)')
     .option(
       '--cors-origins <origins>',
@@ -76,7 +78,9 @@ async function serve(context: CommandContext, flags: ServeFlags): Promise<number
   const modelId = flags.model ?? (io.env.BRIDLE_MODEL?.trim() ? undefined : project.config.model);
   // Loaded on demand: the server (Fastify) is only needed by this command.
   const { startServer } = await import('@bridle/server');
+  const mcp = await openMcpTools(flags.mcp, project.config.mcpServers, io, context.errorStyle);
   const server = await startServer({
+    ...(mcp.tools.length === 0 ? {} : { tools: mcp.tools }),
     env: io.env,
     // Signals are handled here, so that this command returns only once the graceful shutdown is over.
     handleSignals: false,
@@ -98,7 +102,10 @@ async function serve(context: CommandContext, flags: ServeFlags): Promise<number
       stopInterrupt();
       process.off('SIGTERM', stop);
       io.stderr.write('bridle serve: shutting down (running work may finish first)\n');
-      server.shutdown().then(resolve, resolve);
+      server
+        .shutdown()
+        .then(() => mcp.close())
+        .then(resolve, resolve);
     };
     const stopInterrupt = io.onInterrupt(stop);
     process.on('SIGTERM', stop);

@@ -1,0 +1,69 @@
+import { resolve } from 'node:path';
+import type { McpConnection, McpServerConfig } from '@bridle/mcp';
+import type { ConfigMcpServer } from '@bridle/models';
+import type { Tool } from '@bridle/protocol';
+import type { CliIO } from './cli-io';
+import type { Style } from './style';
+
+/** The `--mcp <file>` flag of `run`, `chat`, `batch` and `serve`. */
+export interface McpFlags {
+  mcp?: string;
+}
+
+/** The tools of the MCP servers of one command, and how to stop those servers. */
+export interface McpTools {
+  tools: Tool[];
+  /** Ends every connection (stdio servers: their whole process group). Never rejects. */
+  close(): Promise<void>;
+}
+
+/** Help text of the `--mcp` flag. */
+export const MCP_FLAG_HELP =
+  'MCP servers whose tools the agent may use: a JSON file { "mcpServers": { ... } } as Claude Code and Cursor write it (default: $BRIDLE_MCP_CONFIG); tools that are not read-only need approval';
+
+/**
+ * Connects to the MCP servers of the settings files (`configured`: the user's config and, once trusted,
+ * a folder's `bridle.config.json` / `.mcp.json`) and of `--mcp <file>` (else `$BRIDLE_MCP_CONFIG`; a
+ * server of the same name there wins). No servers: no tools, nothing loaded. A bad file is a
+ * `ConfigError` (exit 2). A server that cannot be started or listed is left out with one warning line
+ * naming it; the others keep working. Warnings of the servers (a skipped tool) go to stderr too.
+ */
+export async function openMcpTools(
+  file: string | undefined,
+  configured: Record<string, ConfigMcpServer> | undefined,
+  io: Pick<CliIO, 'env' | 'cwd' | 'stderr'>,
+  style: Style,
+): Promise<McpTools> {
+  const warn = (message: string) => io.stderr.write(style.yellow(`bridle: ${message}\n`));
+  const path = file ?? (io.env.BRIDLE_MCP_CONFIG || undefined);
+  const fromSettings = Object.entries(configured ?? {});
+  if (path === undefined && fromSettings.length === 0) return { tools: [], close: async () => undefined };
+  // Loaded on demand: the MCP SDK is only needed when servers are configured.
+  const { connectMcp, loadMcpConfig } = await import('@bridle/mcp');
+  const fromFile = path === undefined ? [] : await loadMcpConfig(resolve(io.cwd, path), { env: io.env });
+  const byName = new Map<string, McpServerConfig>();
+  for (const [name, server] of fromSettings) byName.set(name, { name, ...server } as McpServerConfig);
+  for (const server of fromFile) byName.set(server.name, server);
+  const servers = [...byName.values()];
+  const connections: McpConnection[] = [];
+  const lists = await Promise.all(
+    servers.map(async (server) => {
+      let connection: McpConnection | undefined;
+      try {
+        connection = await connectMcp(server, { onWarning: warn });
+        connections.push(connection);
+        return await connection.tools();
+      } catch (error) {
+        warn(`${(error as Error).message} (its tools are left out)`);
+        await connection?.close();
+        return [];
+      }
+    }),
+  );
+  return {
+    tools: lists.flat(),
+    close: async () => {
+      await Promise.all(connections.map((connection) => connection.close().catch(() => undefined)));
+    },
+  };
+}
