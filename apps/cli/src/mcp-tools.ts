@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { McpConnection, McpServerConfig } from '@bridle/mcp';
-import type { ConfigMcpServer } from '@bridle/models';
+import type { ProjectConfig } from '@bridle/models';
 import type { Tool } from '@bridle/protocol';
 import type { CliIO } from './cli-io';
 import type { Style } from './style';
@@ -22,27 +22,33 @@ export const MCP_FLAG_HELP =
   'MCP servers whose tools the agent may use: a JSON file { "mcpServers": { ... } } as Claude Code and Cursor write it (default: $BRIDLE_MCP_CONFIG); tools that are not read-only need approval';
 
 /**
- * Connects to the MCP servers of the settings files (`configured`: the user's config and, once trusted,
- * a folder's `bridle.config.json` / `.mcp.json`) and of `--mcp <file>` (else `$BRIDLE_MCP_CONFIG`; a
- * server of the same name there wins). No servers: no tools, nothing loaded. A bad file is a
+ * Connects to the MCP servers of the settings (`project`: the user's config, and a folder's
+ * `bridle.config.json` and `.mcp.json` only once the folder is trusted, the latter parsed from the text
+ * the user trusted) and of `--mcp <file>` (else `$BRIDLE_MCP_CONFIG`). A server of the same name in a
+ * later source wins: config files, then `.mcp.json`, then the `--mcp` file. No servers: no tools, nothing loaded. A bad file is a
  * `ConfigError` (exit 2). A server that cannot be started or listed is left out with one warning line
  * naming it; the others keep working. Warnings of the servers (a skipped tool) go to stderr too.
  */
 export async function openMcpTools(
   file: string | undefined,
-  configured: Record<string, ConfigMcpServer> | undefined,
+  project: Pick<ProjectConfig, 'config' | 'mcpFiles'>,
   io: Pick<CliIO, 'env' | 'cwd' | 'stderr'>,
   style: Style,
 ): Promise<McpTools> {
   const warn = (message: string) => io.stderr.write(style.yellow(`bridle: ${message}\n`));
   const path = file ?? (io.env.BRIDLE_MCP_CONFIG || undefined);
-  const fromSettings = Object.entries(configured ?? {});
-  if (path === undefined && fromSettings.length === 0) return { tools: [], close: async () => undefined };
+  const fromSettings = Object.entries(project.config.mcpServers ?? {});
+  if (path === undefined && fromSettings.length === 0 && project.mcpFiles.length === 0) {
+    return { tools: [], close: async () => undefined };
+  }
   // Loaded on demand: the MCP SDK is only needed when servers are configured.
-  const { connectMcp, loadMcpConfig } = await import('@bridle/mcp');
-  const fromFile = path === undefined ? [] : await loadMcpConfig(resolve(io.cwd, path), { env: io.env });
+  const { connectMcp, loadMcpConfig, parseMcpConfig } = await import('@bridle/mcp');
   const byName = new Map<string, McpServerConfig>();
   for (const [name, server] of fromSettings) byName.set(name, { name, ...server } as McpServerConfig);
+  for (const file of project.mcpFiles) {
+    for (const server of parseMcpConfig(file.text, file.path, { env: io.env })) byName.set(server.name, server);
+  }
+  const fromFile = path === undefined ? [] : await loadMcpConfig(resolve(io.cwd, path), { env: io.env });
   for (const server of fromFile) byName.set(server.name, server);
   const servers = [...byName.values()];
   const connections: McpConnection[] = [];

@@ -83,6 +83,26 @@ describe('bridle run --mcp', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("a folder's .mcp.json starts only in a trusted folder (--trust-project here)", timeouts, async () => {
+    const dir = tempDir('bridle-mcp-project-');
+    writeFileSync(
+      join(dir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } }),
+    );
+    server = await fakeOpenAIServer([{ content: 'untrusted: no MCP tools', usage }]);
+    const untrusted = await runCli(['run', 'hi'], { env: fakeOpenAIEnv(server), cwd: dir });
+    expect(untrusted.code).toBe(0);
+    expect(untrusted.stderr).toContain('--trust-project');
+    expect(JSON.stringify(server.requests[0]?.body)).not.toContain('everything__echo');
+    await server.close();
+
+    server = await fakeOpenAIServer([echoCall, { content: 'done', usage }]);
+    const trusted = await runCli(['run', 'hi', '--trust-project'], { env: fakeOpenAIEnv(server), cwd: dir });
+    expect(trusted.code).toBe(0);
+    expect(trusted.stderr).toContain('← everything__echo');
+    expect(JSON.stringify(server.requests[1]?.body)).toContain('Echo: through MCP');
+  });
+
   it('a bad config file is a usage error (exit 2) naming the file and the server', timeouts, async () => {
     const file = join(tempDir('bridle-mcp-'), 'mcp.json');
     writeFileSync(file, JSON.stringify({ mcpServers: { web: { url: 'ftp://x' } } }));

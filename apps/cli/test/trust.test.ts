@@ -296,7 +296,8 @@ describe.skipIf(!hasScript)('the trust prompt on a pseudo-terminal', () => {
     writeFileSync(join(repo, 'bridle.config.json'), config(3));
     writeFileSync(
       join(repo, '.mcp.json'),
-      JSON.stringify({ mcpServers: { fs: { command: 'npx', args: ['server-fs'] } } }),
+      // Once trusted, the server really starts: `true` exits at once (left out with a warning), never a download.
+      JSON.stringify({ mcpServers: { fs: { command: 'true', args: ['server-fs'] } } }),
     );
     const env = cliEnv({ OPENAI_API_KEY: 'sk-user-real', OPENAI_BASE_URL: good.baseURL });
 
@@ -306,7 +307,7 @@ describe.skipIf(!hasScript)('the trust prompt on a pseudo-terminal', () => {
     expect(yes.screen).toContain(`model: openai-compatible:${good.baseURL}#trusted-model`);
     expect(yes.screen).toContain(`endpoint: ${good.baseURL} (prompts and workspace files go there`);
     expect(yes.screen).toContain('approval: deny (denies tools that need approval)');
-    expect(yes.screen).toContain('MCP server fs (.mcp.json): starts npx server-fs');
+    expect(yes.screen).toContain('MCP server fs (.mcp.json): starts true server-fs');
     expect((good.requests.at(-1)?.body as { model?: string } | undefined)?.model).toBe('trusted-model');
     const list = JSON.parse(readFileSync(join(env.XDG_CONFIG_HOME as string, 'bridle', 'trusted.json'), 'utf8'));
     expect(list.folders[repo]).toMatchObject({ trusted: true });

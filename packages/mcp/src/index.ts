@@ -1,5 +1,5 @@
 export { connectMcp } from './connect-mcp';
-export { type LoadMcpConfigOptions, loadMcpConfig } from './load-mcp-config';
+export { type LoadMcpConfigOptions, loadMcpConfig, parseMcpConfig } from './load-mcp-config';
 export { type McpServeHandle, type ServeMcpOptions, serveMcp } from './serve-mcp';
 export { mcpToolName } from './tool-name';
 export type {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '@bridle/protocol';
 import { describe, expect, it } from 'vitest';
-import { loadMcpConfig } from './load-mcp-config';
+import { loadMcpConfig, parseMcpConfig } from './load-mcp-config';
 
 function write(content: unknown): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bridle-mcp-config-'));
@@ -88,6 +88,16 @@ describe('loadMcpConfig', () => {
       expect(error.message).toContain(file);
       expect(error.message).toContain(message);
     }
+  });
+
+  it('parseMcpConfig reads text already read, anchored at the file it came from', () => {
+    const servers = parseMcpConfig('{"mcpServers":{"a":{"command":"./s.js","cwd":"."}}}', '/trusted/repo/.mcp.json', {
+      env: {},
+    });
+    expect(servers).toEqual([{ name: 'a', command: '/trusted/repo/s.js', cwd: '/trusted/repo' }]);
+    expect(() => parseMcpConfig('{}', '/trusted/repo/.mcp.json')).toThrow(
+      '/trusted/repo/.mcp.json must be an object with "mcpServers"',
+    );
   });
 
   it('a missing file names the path and the settings that point at it', async () => {

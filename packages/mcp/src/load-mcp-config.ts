@@ -45,7 +45,6 @@ function resolveCommand(command: string, folder: string): string {
  * an unset variable. Never shows `env` or `headers` values.
  */
 export async function loadMcpConfig(file: string, options: LoadMcpConfigOptions = {}): Promise<McpServerConfig[]> {
-  const env = options.env ?? process.env;
   const absolute = path.resolve(file);
   let text: string;
   try {
@@ -67,6 +66,16 @@ export async function loadMcpConfig(file: string, options: LoadMcpConfigOptions 
       { cause: error },
     );
   }
+  return parseMcpConfig(text, absolute, options);
+}
+
+/**
+ * {@link loadMcpConfig} for text already read (e.g. a file the user trusted as it was then: never read
+ * again). `file` names it in errors and anchors relative `command` and `cwd` paths.
+ */
+export function parseMcpConfig(text: string, file: string, options: LoadMcpConfigOptions = {}): McpServerConfig[] {
+  const env = options.env ?? process.env;
+  const absolute = path.resolve(file);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

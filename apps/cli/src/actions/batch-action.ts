@@ -30,7 +30,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     );
   const project = await loadCliProject(context, flags);
   const setup = await buildAgentSetup(flags, io, project.config);
-  const mcp = await openMcpTools(flags.mcp, project.config.mcpServers, io, style);
+  const mcp = await openMcpTools(flags.mcp, project, io, style);
   const { items, bad } = await readBatchInput(inputPath).catch((error: NodeJS.ErrnoException) => {
     throw new ConfigError(
       `Cannot read the input ${inputPath}: ${error.code === 'ENOENT' ? 'no such file' : error.message}.`,

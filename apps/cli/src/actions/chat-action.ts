@@ -26,7 +26,7 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
   }
   const project = await loadCliProject(context, flags);
   const setup = await buildAgentSetup(flags, io, project.config);
-  const mcp = await openMcpTools(flags.mcp, project.config.mcpServers, io, style);
+  const mcp = await openMcpTools(flags.mcp, project, io, style);
   let renderer: RunRenderer | undefined;
   const memoryBudget =
     flags.memoryTokens !== undefined

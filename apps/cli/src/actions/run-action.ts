@@ -33,7 +33,7 @@ export async function runAction(
   if (renderer) observers.push(renderer.onEvent);
   const trace = flags.trace === undefined ? undefined : await openTrace(context, flags.trace);
   if (trace) observers.push(trace.onEvent);
-  const mcp = await openMcpTools(flags.mcp, project.config.mcpServers, io, context.errorStyle);
+  const mcp = await openMcpTools(flags.mcp, project, io, context.errorStyle);
 
   const controller = new AbortController();
   const stopSignals = abortOnStopSignals(io, controller);

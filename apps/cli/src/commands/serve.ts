@@ -78,7 +78,7 @@ async function serve(context: CommandContext, flags: ServeFlags): Promise<number
   const modelId = flags.model ?? (io.env.BRIDLE_MODEL?.trim() ? undefined : project.config.model);
   // Loaded on demand: the server (Fastify) is only needed by this command.
   const { startServer } = await import('@bridle/server');
-  const mcp = await openMcpTools(flags.mcp, project.config.mcpServers, io, context.errorStyle);
+  const mcp = await openMcpTools(flags.mcp, project, io, context.errorStyle);
   const server = await startServer({
     ...(mcp.tools.length === 0 ? {} : { tools: mcp.tools }),
     env: io.env,
