@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '@bridle/protocol';
+import { lock } from 'proper-lockfile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readTrustList, updateTrustList } from './trust-store';
 
@@ -82,4 +83,25 @@ describe('trusted.json', () => {
     expect(await Promise.all(runs)).toEqual(Array(6).fill(0));
     expect(Object.keys(readTrustList(path).folders)).toHaveLength(30);
   }, 120_000);
+
+  it('takes over a lock left by a process that died; waits 10 s for a live one, then names the lock', async () => {
+    const path = join(dir, 'trusted.json');
+    mkdirSync(`${path}.lock`);
+    const minuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(`${path}.lock`, minuteAgo, minuteAgo);
+    await updateTrustList(path, (list) => {
+      list.folders['/a'] = { digest: 'd', trusted: true, decidedAt: 't' };
+    });
+    expect(Object.keys(readTrustList(path).folders)).toEqual(['/a']);
+
+    const release = await lock(path, { lockfilePath: `${path}.lock`, realpath: false });
+    try {
+      const error = await updateTrustList(path, () => {}).catch((caught: unknown) => caught);
+      expect(ConfigError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain(`another bridle process has held ${path}.lock for more than 10s`);
+    } finally {
+      await release();
+    }
+    expect(Object.keys(readTrustList(path).folders)).toEqual(['/a']);
+  }, 60_000);
 });

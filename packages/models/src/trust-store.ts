@@ -7,12 +7,11 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, describeValue } from '@bridle/protocol';
+import { lock } from 'proper-lockfile';
 import { displayText } from './display-text';
 
 /** The answer remembered for one folder. */
@@ -85,17 +84,16 @@ export function readTrustList(path: string): TrustList {
 }
 
 /**
- * Changes `trusted.json` safely when several Bridle processes do it at once: under a lock file
- * (`trusted.json.lock`, created exclusively; a lock whose process is gone is taken over), it reads the
- * current list, applies `change`, and replaces the file atomically (written to a temporary file, synced,
- * renamed). So no answer is lost and a reader never sees half a file. Creates the folder (mode 700)
- * and the file (mode 600). Rejects with `ConfigError` when the list is corrupt (it is not overwritten)
- * or the lock cannot be had within 10 s.
+ * Changes `trusted.json` safely when several Bridle processes do it at once: under a lock
+ * (`trusted.json.lock`, a folder made by `proper-lockfile`, kept fresh while held and taken over once it
+ * is 10 s stale), it reads the current list, applies `change`, and replaces the file atomically (written
+ * to a temporary file, synced, renamed). So no answer is lost and a reader never sees half a file.
+ * Creates the folder (mode 700) and the file (mode 600). Rejects with `ConfigError` when the list is
+ * corrupt (it is not overwritten) or the lock cannot be had within 10 s.
  */
 export async function updateTrustList(path: string, change: (list: TrustList) => void): Promise<TrustList> {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const lock = `${path}.lock`;
-  await acquire(lock);
+  const release = await acquire(path);
   try {
     const list = readTrustList(path);
     change(list);
@@ -115,48 +113,29 @@ export async function updateTrustList(path: string, change: (list: TrustList) =>
     }
     return list;
   } finally {
-    rmSync(lock, { force: true });
+    await release();
   }
 }
 
-async function acquire(lock: string): Promise<void> {
-  const deadline = Date.now() + LOCK_TIMEOUT_MS;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = openSync(lock, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    if (isStale(lock)) {
-      // The process that held it is gone: take it over (the next loop creates it again).
-      rmSync(lock, { force: true });
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new ConfigError(
-        `Cannot update ${displayText(dirname(lock))}: another bridle process has held ${displayText(lock)} for more than ${LOCK_TIMEOUT_MS / 1000}s. If no other bridle is running, delete that file.`,
-      );
-    }
-    await sleep(Math.min(5 + attempt * 5, 50));
-  }
-}
-
-function isStale(lock: string): boolean {
+async function acquire(path: string): Promise<() => Promise<void>> {
+  const lockfilePath = `${path}.lock`;
   try {
-    const pid = Number(readFileSync(lock, 'utf8'));
-    if (!Number.isSafeInteger(pid) || pid <= 0) {
-      // Being written right now, or garbage: stale only once it is old.
-      return Date.now() - statSync(lock).mtimeMs > LOCK_TIMEOUT_MS;
-    }
-    process.kill(pid, 0);
-    return false;
+    return await lock(path, {
+      lockfilePath,
+      realpath: false,
+      stale: LOCK_TIMEOUT_MS,
+      // About 10 s of waiting in all, backing off from 5 ms to 100 ms.
+      retries: { retries: 150, minTimeout: 5, maxTimeout: 100, factor: 1.3 },
+      onCompromised: () => {
+        // Another process took the lock over after it went stale (this one stalled for 10 s); the
+        // rename below is still atomic, so the file stays whole.
+      },
+    });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ESRCH') return true;
-    // ENOENT: released meanwhile (retry at once); EPERM: alive, owned by another user.
-    return code === 'ENOENT';
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+    throw new ConfigError(
+      `Cannot update ${displayText(path)}: another bridle process has held ${displayText(lockfilePath)} for more than ${LOCK_TIMEOUT_MS / 1000}s. If no other bridle is running, delete that folder.`,
+      { cause: error },
+    );
   }
 }
