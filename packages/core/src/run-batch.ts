@@ -27,6 +27,8 @@ export async function runBatch(run: RunContext, batch: Batch): Promise<Ending | 
       error: `The model asked for ${count} tool calls but only ${remaining} of maxToolCalls (${options.maxToolCalls}) remain; the batch was not run.`,
     };
   if (needsDecisions(batch, options.registry)) {
+    // The model's response is durable before a person is asked (they may take hours, or the process may die).
+    if (run.journal) await run.journal.flush();
     try {
       const pending = await decideApprovals(batch, { registry: options.registry, approve: options.approve, scope });
       if (pending) return { status: 'awaiting_approval', paused: { batch, pending } };

@@ -83,6 +83,9 @@ export async function runLoop(run: RunContext): Promise<Ending> {
       }
     }
 
+    // Every tool result is durable before the next model call (usually already: each call's tool_end is
+    // flushed; this catches results that ran no tool, such as a denied call; an empty flush writes nothing).
+    if (journal) await journal.flush();
     const outcome = await requestModel(options, scope, emitter, { step, system, messages, tools });
     if (!outcome.ok) return { status: 'model_error', error: outcome.error };
     const { response } = outcome;
@@ -107,9 +110,10 @@ export async function runLoop(run: RunContext): Promise<Ending> {
             },
           }),
     });
-    if (journal) await journal.flush();
-
+    // A model response is durable before the run acts on it. With tool calls, the first `tool_start` flush
+    // (or the one before asking for approvals) carries it: one append fewer per step.
     if (recorded === undefined) {
+      if (journal) await journal.flush();
       const ending = await finalAnswer(run, response);
       if (ending) return ending;
       continue;

@@ -155,12 +155,13 @@ describe('crash recovery after SIGKILL of a real process', () => {
   it(
     'killed after each journal write in turn: every resume gives a valid transcript and the same answer',
     async () => {
-      // The whole run appends 11 times: run_start, 3 model_end, 3 x (tool_start, tool_end), run_end.
-      for (let append = 1; append <= 11; append++) {
+      // The whole run appends 9 times: run_start; model_end 1 with tool_start w1; tool_end w1; tool_start r1;
+      // tool_end r1; model_end 2 with tool_start s1; tool_end s1; model_end 3 (the answer); run_end.
+      for (let append = 1; append <= 9; append++) {
         const run = await runChild({ CHILD_HANG: `append:${append}` });
         expect(run.ended).toBe('SIGKILL');
         const before = await journal(run.dir);
-        if (append === 11) {
+        if (append === 9) {
           // The run had ended: resuming returns its result and writes nothing.
           expect(before.at(-1)?.type).toBe('run_end');
           const result = await resumeRun({

@@ -81,7 +81,7 @@ describe('journal', () => {
       ...inner,
       async appendEvents(runId, events) {
         appends++;
-        if (appends === 3) throw new Error('disk full');
+        if (appends === 2) throw new Error('disk full');
         await inner.appendEvents(runId, events);
       },
     };
@@ -93,9 +93,9 @@ describe('journal', () => {
     expect((error as Error).message).toBe(
       'The journal of run r1 could not be written (disk full), so the run stopped. Resume it with resumeRun({ store, runId: "r1" }) once the store works.',
     );
-    // Appends: run_start, model_end, then tool_start failed: add never ran.
+    // Appends: run_start, then the model's response with the tool_start failed: add never ran.
     expect(add.calls).toEqual([]);
-    expect(inner.runs.get('r1')?.map((event) => event.type)).toEqual(['run_start', 'model_start', 'model_end']);
+    expect(inner.runs.get('r1')?.map((event) => event.type)).toEqual(['run_start']);
   });
 
   it('rejects a store that is not a Store, and a bad runId, before any model call', async () => {
