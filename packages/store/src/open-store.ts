@@ -13,9 +13,13 @@ export interface OpenStoreOptions {
    */
   busyTimeoutMs?: number;
   /**
-   * SQLite (also `?synchronous=` on a `sqlite:` URL): `'normal'` (default) makes an append that resolved
-   * survive a crash of the process (SIGKILL, OOM); `'full'` makes it survive power loss and OS crashes too,
-   * at the price of an fsync per append (milliseconds on many disks). Neither setting can corrupt the file.
+   * How durable a resolved append is (also `?synchronous=` on the URL). `'normal'` (default): it survives
+   * a crash of the process that appended (SIGKILL, OOM) — SQLite in WAL mode without an fsync per append;
+   * Postgres with `synchronous_commit = off` for the append's transaction (the database server writes it
+   * within a fraction of a second; a crash of the database server's machine may lose that last fraction).
+   * `'full'`: it survives power loss and OS crashes too, at the price of an fsync per append (milliseconds
+   * on many disks) — SQLite `synchronous=FULL`; Postgres the server's own `synchronous_commit`. Neither
+   * setting can corrupt the journal.
    */
   synchronous?: 'full' | 'normal';
   /** Postgres: the schema for Bridle's tables, created when missing (default `public`; overrides `?schema=`). */
@@ -60,11 +64,11 @@ export async function openStore(url: string = DEFAULT_STORE_URL, options: OpenSt
     maxSessionChars: positiveInteger(options, 'maxSessionChars', DEFAULT_STORE_LIMITS.maxSessionChars),
   };
   if (location.kind === 'memory') return new MemoryStore(limits);
+  const synchronous = options.synchronous ?? location.synchronous ?? 'normal';
+  if (synchronous !== 'full' && synchronous !== 'normal') {
+    throw new ConfigError(`openStore: synchronous must be 'full' or 'normal', got ${describeValue(synchronous)}`);
+  }
   if (location.kind === 'sqlite') {
-    const synchronous = options.synchronous ?? location.synchronous ?? 'normal';
-    if (synchronous !== 'full' && synchronous !== 'normal') {
-      throw new ConfigError(`openStore: synchronous must be 'full' or 'normal', got ${describeValue(synchronous)}`);
-    }
     const { openSqliteStore } = await import('./sqlite-store');
     return openSqliteStore(location.path, {
       limits,
@@ -80,5 +84,6 @@ export async function openStore(url: string = DEFAULT_STORE_URL, options: OpenSt
     limits,
     connectTimeoutMs: positiveInteger(options, 'connectTimeoutMs', location.connectTimeoutMs ?? 10_000),
     poolSize: positiveInteger(options, 'poolSize', 10),
+    synchronous,
   });
 }

@@ -43,6 +43,15 @@ describe('parseStoreUrl', () => {
       connectTimeoutMs: 2500,
       redacted: 'postgres://u:***@db.internal:6543/bridle?sslmode=require',
     });
+    expect(parseStoreUrl('postgres://localhost/test?synchronous=full')).toEqual({
+      kind: 'postgres',
+      connectionString: 'postgres://localhost/test',
+      synchronous: 'full',
+      redacted: 'postgres://localhost/test',
+    });
+    expect(refusal('postgres://u:pw@localhost/test?synchronous=off')).toBe(
+      "store URL postgres://u:***@localhost/test?synchronous=off: synchronous must be 'full' or 'normal', got \"off\"",
+    );
     expect(parseStoreUrl('postgresql://localhost/test')).toEqual({
       kind: 'postgres',
       connectionString: 'postgresql://localhost/test',

@@ -9,11 +9,18 @@ export const DEFAULT_STORE_URL = 'sqlite:.bridle/bridle.db';
 export type StoreLocation =
   | { kind: 'memory' }
   | { kind: 'sqlite'; path: string; synchronous?: 'full' | 'normal'; busyTimeoutMs?: number }
-  | { kind: 'postgres'; connectionString: string; schema?: string; connectTimeoutMs?: number; redacted: string };
+  | {
+      kind: 'postgres';
+      connectionString: string;
+      schema?: string;
+      connectTimeoutMs?: number;
+      synchronous?: 'full' | 'normal';
+      redacted: string;
+    };
 
 const ACCEPTED =
   "accepted forms: 'memory:', 'sqlite:<path>' (optionally '?synchronous=full') or a bare file path (e.g. .bridle/bridle.db), " +
-  "'postgres://user:password@host:5432/database' (also 'postgresql://'; '?schema=<name>' picks a schema)";
+  "'postgres://user:password@host:5432/database' (also 'postgresql://'; '?schema=<name>' picks a schema, '?synchronous=full' waits for the WAL fsync)";
 
 /** Two or more characters, so a Windows drive letter (`C:\...`) reads as a path, not a scheme. */
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):/;
@@ -84,11 +91,19 @@ function parsePostgres(url: string): StoreLocation {
     connectTimeoutMs = Math.round(seconds * 1000);
     parsed.searchParams.delete('connect_timeout');
   }
+  const synchronous = parsed.searchParams.get('synchronous');
+  if (synchronous !== null && synchronous !== 'full' && synchronous !== 'normal') {
+    throw new ConfigError(
+      `store URL ${redacted()}: synchronous must be 'full' or 'normal', got ${JSON.stringify(synchronous)}`,
+    );
+  }
+  parsed.searchParams.delete('synchronous');
   return {
     kind: 'postgres',
     connectionString: parsed.href,
     ...(schema !== undefined && { schema }),
     ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
+    ...(synchronous !== null && { synchronous }),
     redacted: redacted(),
   };
 }

@@ -43,7 +43,12 @@ export interface PostgresStoreOptions {
   connectTimeoutMs: number;
   /** Most connections the pool opens. */
   poolSize: number;
+  /** `'normal'`: appends commit with `synchronous_commit = off`; `'full'`: with the server's setting. */
+  synchronous: 'full' | 'normal';
 }
+
+// One round trip: the append's commit returns once the server has it, without waiting for its WAL fsync.
+const APPEND_BEGIN_NORMAL = 'BEGIN; SET LOCAL synchronous_commit TO OFF';
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -151,7 +156,7 @@ class PostgresStore implements Store {
     const client = await this.#connect();
     let broken: unknown;
     try {
-      await client.query('BEGIN');
+      await client.query(this.#options.synchronous === 'normal' ? APPEND_BEGIN_NORMAL : 'BEGIN');
       try {
         await this.#appendInTransaction(client, runId, prepared);
         await client.query('COMMIT');

@@ -85,6 +85,31 @@ suite('postgres: opening', () => {
     expect(error.message).toContain('is not a plain identifier');
   });
 
+  it('appends commit without waiting for the WAL fsync by default, and with it under synchronous=full', async () => {
+    const settingOf = async (url: string, options?: { synchronous?: 'full' | 'normal' }) => {
+      const schema = newSchema();
+      const store = await openStore(url, { schema, ...options });
+      stores.push(store);
+      // A trigger notes the transaction's synchronous_commit when an event row is written.
+      await admin(`CREATE TABLE "${schema}".seen (setting text)`);
+      await admin(
+        `CREATE FUNCTION "${schema}".note() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO "${schema}".seen VALUES (current_setting('synchronous_commit')); RETURN NEW; END $$`,
+      );
+      await admin(
+        `CREATE TRIGGER note AFTER INSERT ON "${schema}".bridle_run_events FOR EACH ROW EXECUTE FUNCTION "${schema}".note()`,
+      );
+      await store.appendEvents('r1', [eventsOf('r1').start(0)]);
+      expect((await store.readRun('r1'))?.events).toHaveLength(1);
+      return (await admin(`SELECT setting FROM "${schema}".seen`)) as { setting: string }[];
+    };
+    const server = (await admin('SHOW synchronous_commit')) as { synchronous_commit: string }[];
+    expect(await settingOf(POSTGRES_URL)).toEqual([{ setting: 'off' }]);
+    const full = new URL(POSTGRES_URL);
+    full.searchParams.set('synchronous', 'full');
+    expect(await settingOf(full.href)).toEqual([{ setting: server[0]?.synchronous_commit }]);
+    expect(await settingOf(full.href, { synchronous: 'normal' })).toEqual([{ setting: 'off' }]);
+  });
+
   it('many processes opening one new schema at once migrate it once (advisory lock)', async () => {
     const schema = newSchema();
     const opened = await Promise.all(Array.from({ length: 8 }, () => openStore(POSTGRES_URL, { schema, poolSize: 2 })));
