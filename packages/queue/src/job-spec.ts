@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { ConfigError, describeValue, type Message } from '@bridle/protocol';
+
+/**
+ * What a queued run is: its input, the model and skill to run it with, its limits. It never carries a
+ * key or an endpoint of its own choosing: the worker holds the credentials and decides what it accepts.
+ */
+export interface RunJobSpec {
+  /** A new conversation with this user message; exactly one of `prompt` and `messages`. */
+  prompt?: string;
+  /** A transcript to continue; exactly one of `prompt` and `messages`. */
+  messages?: Message[];
+  /** The model id (e.g. `openai:gpt-4o-mini`); the worker refuses ids it was not set up for. */
+  model: string;
+  /** A skill the worker offers; default: the worker's own. */
+  skill?: string;
+  /** Replaces the worker's system prompt. */
+  system?: string;
+  maxSteps?: number;
+  maxToolCalls?: number;
+  /** Whole-run deadline in ms (for each attempt of a job). */
+  timeoutMs?: number;
+  /** Stream model output (`text_delta` events reach followers). */
+  stream?: boolean;
+  /** Continue this session of the worker's store (its messages come first; the session is saved after). */
+  sessionId?: string;
+  /** The run's id in the store (default: a new UUID). Jobs with the same `runId` continue the same journal. */
+  runId?: string;
+}
+
+/** A job's data in Redis: the spec with its run id fixed, and a version for workers of other releases. */
+export interface RunJobData extends RunJobSpec {
+  version: 1;
+  runId: string;
+}
+
+/** Default largest job payload (the JSON of the job's data), in bytes. */
+export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+
+const ID = /^[A-Za-z0-9_.-]{1,128}$/;
+const KEYS = new Set([
+  'prompt',
+  'messages',
+  'model',
+  'skill',
+  'system',
+  'maxSteps',
+  'maxToolCalls',
+  'timeoutMs',
+  'stream',
+  'sessionId',
+  'runId',
+]);
+
+function fail(field: string, expected: string, value: unknown): never {
+  throw new ConfigError(`Invalid run job: ${field} must be ${expected}, got ${describeValue(value)}.`);
+}
+
+function positive(spec: RunJobSpec, key: 'maxSteps' | 'maxToolCalls' | 'timeoutMs', least: number): void {
+  const value = spec[key];
+  if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < least))
+    fail(key, least === 0 ? 'a non-negative integer' : 'a positive integer', value);
+}
+
+/** Checks an id usable as a BullMQ job id and a run id: 1 to 200 of `A-Z a-z 0-9 _ . -`, not all digits. */
+export function checkId(field: string, value: unknown): string {
+  if (typeof value !== 'string' || !ID.test(value) || /^\d+$/.test(value))
+    fail(field, "1 to 128 letters, digits, '_', '.' or '-' (not only digits)", value);
+  return value;
+}
+
+/**
+ * Validates a spec and turns it into job data; throws `ConfigError` naming the field, or the payload's
+ * size and `maxPayloadBytes` when its JSON is larger (nothing is enqueued then).
+ */
+export function toJobData(spec: RunJobSpec, maxPayloadBytes: number): RunJobData {
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) fail('the job', 'an object', spec);
+  for (const key of Object.keys(spec)) if (!KEYS.has(key)) fail(`"${key}"`, `one of ${[...KEYS].join(', ')}`, key);
+  const hasPrompt = spec.prompt !== undefined;
+  if (hasPrompt === (spec.messages !== undefined))
+    fail('the input', 'exactly one of prompt (a string) or messages (an array)', spec.prompt ?? spec.messages);
+  if (hasPrompt && typeof spec.prompt !== 'string') fail('prompt', 'a string', spec.prompt);
+  if (!hasPrompt && !Array.isArray(spec.messages)) fail('messages', 'an array of messages', spec.messages);
+  if (typeof spec.model !== 'string' || spec.model.trim() === '') fail('model', 'a model id string', spec.model);
+  for (const key of ['skill', 'system', 'sessionId'] as const)
+    if (spec[key] !== undefined && typeof spec[key] !== 'string') fail(key, 'a string', spec[key]);
+  if (spec.stream !== undefined && typeof spec.stream !== 'boolean') fail('stream', 'a boolean', spec.stream);
+  positive(spec, 'maxSteps', 1);
+  positive(spec, 'maxToolCalls', 0);
+  positive(spec, 'timeoutMs', 1);
+  const runId = spec.runId === undefined ? randomUUID() : checkId('runId', spec.runId);
+  const data: RunJobData = { ...spec, version: 1, runId };
+  const bytes = Buffer.byteLength(JSON.stringify(data));
+  if (bytes > maxPayloadBytes)
+    throw new ConfigError(
+      `Run job for run ${runId} is ${bytes} bytes, over the queue's limit of ${maxPayloadBytes} bytes (maxPayloadBytes): shorten the prompt or transcript, or raise maxPayloadBytes on the producer.`,
+    );
+  return data;
+}
+
+/** Reads a job's data on the worker side; throws an `Error` naming what is wrong (a job from another release). */
+export function readJobData(data: unknown): RunJobData {
+  const value = data as Partial<RunJobData> | null;
+  if (typeof value !== 'object' || value === null || value.version !== 1)
+    throw new Error(
+      `job data of version ${describeValue(value?.version)} is not understood by this worker (it reads version 1): run workers of the producer's release.`,
+    );
+  const { version: _version, ...spec } = value as RunJobData;
+  return { ...toJobData(spec, Number.POSITIVE_INFINITY), version: 1 };
+}

@@ -1,0 +1,64 @@
+import type { RunEvent } from '@bridle/protocol';
+import type { Redis } from 'ioredis';
+
+/** How long a run's event stream is kept after its last event, in ms (24 h). */
+export const EVENT_STREAM_TTL_MS = 24 * 60 * 60 * 1000;
+/** Most events kept per run stream (older ones are trimmed; the store's journal keeps them all). */
+export const EVENT_STREAM_MAX_LENGTH = 10_000;
+
+/**
+ * Publishes a run's events to its Redis stream, in order (appends are chained). Publishing never fails
+ * the run: the journal in the store is the record; an error goes to `onError`.
+ */
+export function eventPublisher(redis: Redis, key: string, onError: (error: unknown) => void) {
+  let tail: Promise<unknown> = Promise.resolve();
+  return {
+    publish(event: RunEvent): void {
+      const text = JSON.stringify(event);
+      tail = tail
+        .then(() =>
+          redis
+            .multi()
+            .xadd(key, 'MAXLEN', '~', String(EVENT_STREAM_MAX_LENGTH), '*', 'event', text)
+            .pexpire(key, EVENT_STREAM_TTL_MS)
+            .exec(),
+        )
+        .catch(onError);
+    },
+    /** Resolves once every event published so far was written (or failed). */
+    flushed: (): Promise<void> => tail.then(() => undefined),
+  };
+}
+
+/**
+ * Reads a run's events from its stream, oldest first, waiting for new ones, until the run's `run_end`
+ * (or `signal`). Events whose sequence was already delivered (a segment re-emitted after a worker died)
+ * are skipped, so sequences keep increasing.
+ */
+export async function* readRunEvents(
+  redis: Redis,
+  key: string,
+  runId: string,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<RunEvent> {
+  let lastId = '0';
+  const delivered = new Map<string, number>();
+  while (!signal?.aborted) {
+    const reply = (await redis.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', key, lastId)) as
+      | [string, [string, string[]][]][]
+      | null;
+    for (const [, entries] of reply ?? []) {
+      for (const [id, fields] of entries) {
+        lastId = id;
+        const text = fields[fields.indexOf('event') + 1];
+        if (text === undefined) continue;
+        const event = JSON.parse(text) as RunEvent;
+        const last = delivered.get(event.runId);
+        if (last !== undefined && event.sequence <= last) continue;
+        delivered.set(event.runId, event.sequence);
+        yield event;
+        if (event.type === 'run_end' && event.runId === runId) return;
+      }
+    }
+  }
+}

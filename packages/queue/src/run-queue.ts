@@ -1,0 +1,154 @@
+import type { RunEvent } from '@bridle/protocol';
+import { Queue } from 'bullmq';
+import { positiveOption } from './check-options';
+import { DEFAULT_MAX_PAYLOAD_BYTES, type RunJobSpec, toJobData } from './job-spec';
+import { checkPrefix, DEFAULT_QUEUE_PREFIX, QUEUE_NAME, queueKeys } from './names';
+import { checkRedisReachable, checkRedisUrl, openRedis } from './redis-connection';
+import { readRunEvents } from './run-event-stream';
+import type { QueuedRunResult } from './run-result';
+
+/** Options of {@link openRunQueue}. */
+export interface RunQueueOptions {
+  /** `redis://host:port` (or `rediss://`). */
+  redis: string;
+  /** Key prefix of the deployment (default `bridle`); workers must use the same. */
+  prefix?: string;
+  /** Largest job (the JSON of its data) accepted by `enqueue`, in bytes; default 1 MiB. */
+  maxPayloadBytes?: number;
+  /** Tries of a job whose worker threw (a journal write failed, Redis went away); default 3. Refusals are never retried. */
+  attempts?: number;
+  /** The first wait before a retry, in ms, doubling each time; default 1000. */
+  backoffMs?: number;
+  /** Bound on the first connection to Redis, in ms; default 5000. */
+  connectTimeoutMs?: number;
+}
+
+/** Where a job is. `missing`: Redis does not know it (never enqueued, removed, or lost with Redis's data). */
+export type QueuedJobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'missing';
+
+/** A job as the queue knows it. */
+export interface QueuedJob {
+  /** The job id, which is the run id. */
+  jobId: string;
+  runId: string;
+  state: QueuedJobState;
+  /** Set when `completed`. */
+  result?: QueuedRunResult;
+  /** Set when `failed`: why (the refusal, the last error, or a worker that kept dying). */
+  failedReason?: string;
+  /** Tries that ended in an error. */
+  attemptsMade: number;
+  /** Epoch ms: enqueued, first taken by a worker, finished. */
+  enqueuedAt?: number;
+  startedAt?: number;
+  finishedAt?: number;
+}
+
+/** The producer side of the queue: enqueue runs, watch them, follow their events. */
+export interface RunQueue {
+  /**
+   * Enqueues a run. Its `runId` (default a new UUID) is also the job id, so enqueueing the same `runId`
+   * again while the job is known adds nothing, and enqueueing it after its job was lost makes a worker
+   * continue (or, if it ended, just report) the journaled run. Rejects with `ConfigError` for an invalid
+   * spec or a payload over `maxPayloadBytes`, before anything reaches Redis.
+   */
+  enqueue(spec: RunJobSpec): Promise<{ jobId: string; runId: string }>;
+  /** The job's state (and result once settled). */
+  job(jobId: string): Promise<QueuedJob>;
+  /** Resolves once the job is `completed` or `failed` (or `missing`), polling every `pollMs` (default 100). */
+  settled(jobId: string, options?: { signal?: AbortSignal; pollMs?: number }): Promise<QueuedJob>;
+  /** The run's events as a worker publishes them (from its first event), until its `run_end`, or `signal`. */
+  follow(runId: string, options?: { signal?: AbortSignal }): AsyncIterable<RunEvent>;
+  /** Closes the connections. */
+  close(): Promise<void>;
+  /** The underlying BullMQ queue (counts, pause, clean, obliterate). */
+  readonly queue: Queue;
+}
+
+const STATES = new Set(['waiting', 'delayed', 'active', 'completed', 'failed']);
+
+/**
+ * Opens the producer side of the `bridle-runs` queue. Rejects with `ConfigError` for bad options or a Redis
+ * that cannot be reached within `connectTimeoutMs`; later outages are retried (commands wait for Redis).
+ */
+export async function openRunQueue(options: RunQueueOptions): Promise<RunQueue> {
+  const url = checkRedisUrl(options.redis);
+  const prefix = checkPrefix(options.prefix ?? DEFAULT_QUEUE_PREFIX);
+  const maxPayloadBytes = positiveOption('maxPayloadBytes', options.maxPayloadBytes, DEFAULT_MAX_PAYLOAD_BYTES);
+  const attempts = positiveOption('attempts', options.attempts, 3);
+  const backoffMs = positiveOption('backoffMs', options.backoffMs, 1000);
+  await checkRedisReachable(url, positiveOption('connectTimeoutMs', options.connectTimeoutMs, 5000));
+  const keys = queueKeys(prefix);
+  const connection = openRedis(url);
+  connection.on('error', () => {});
+  const queue = new Queue(QUEUE_NAME, {
+    connection,
+    prefix,
+    defaultJobOptions: {
+      attempts,
+      backoff: { type: 'exponential', delay: backoffMs },
+      removeOnComplete: { age: 24 * 3600, count: 100_000 },
+      removeOnFail: { age: 7 * 24 * 3600 },
+    },
+  });
+  queue.on('error', () => {});
+  const followers = new Set<{ disconnect(): void }>();
+
+  async function job(jobId: string): Promise<QueuedJob> {
+    // State first: once it says finished, the job's fields read next are final too.
+    const state = await queue.getJobState(jobId);
+    const found = state === 'unknown' ? undefined : await queue.getJob(jobId);
+    if (!found) return { jobId, runId: jobId, state: 'missing', attemptsMade: 0 };
+    const known: QueuedJob = {
+      jobId,
+      runId: (found.data as { runId?: string }).runId ?? jobId,
+      state: STATES.has(state) ? (state as QueuedJobState) : state === 'prioritized' ? 'waiting' : 'missing',
+      attemptsMade: found.attemptsMade,
+      enqueuedAt: found.timestamp,
+    };
+    if (found.processedOn) known.startedAt = found.processedOn;
+    if (found.finishedOn) known.finishedAt = found.finishedOn;
+    if (known.state === 'completed') known.result = found.returnvalue as QueuedRunResult;
+    if (known.state === 'failed') known.failedReason = found.failedReason;
+    return known;
+  }
+
+  return {
+    queue,
+    async enqueue(spec) {
+      const data = toJobData(spec, maxPayloadBytes);
+      await queue.add('run', data, { jobId: data.runId });
+      return { jobId: data.runId, runId: data.runId };
+    },
+    job,
+    async settled(jobId, { signal, pollMs = 100 } = {}) {
+      for (;;) {
+        signal?.throwIfAborted();
+        const known = await job(jobId);
+        if (known.state === 'completed' || known.state === 'failed' || known.state === 'missing') return known;
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+      }
+    },
+    follow(runId, { signal } = {}) {
+      const reader = connection.duplicate();
+      reader.on('error', () => {});
+      followers.add(reader);
+      const events = readRunEvents(reader, keys.events(runId), runId, signal);
+      return {
+        async *[Symbol.asyncIterator]() {
+          try {
+            yield* events;
+          } finally {
+            followers.delete(reader);
+            reader.disconnect();
+          }
+        },
+      };
+    },
+    async close() {
+      for (const reader of followers) reader.disconnect();
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}

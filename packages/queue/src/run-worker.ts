@@ -1,0 +1,247 @@
+import { type RunAgentOptions, resumeRun, runAgent } from '@bridle/core';
+import { ConfigError, type Message, type Store } from '@bridle/protocol';
+import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { positiveOption } from './check-options';
+import { fencedStore } from './fenced-store';
+import { type RunJobData, readJobData } from './job-spec';
+import { checkRateLimit, ModelGate, type RateLimit } from './model-rate-limiter';
+import { checkPrefix, DEFAULT_QUEUE_PREFIX, QUEUE_NAME, queueKeys } from './names';
+import { checkRedisReachable, checkRedisUrl, openRedis, redactRedisUrl } from './redis-connection';
+import { eventPublisher } from './run-event-stream';
+import { type QueuedRunResult, toQueuedResult } from './run-result';
+
+/** What a worker runs a job with: the `runAgent` options it chose (model, tools, system, limits, hooks). */
+export type WorkerAgent = Omit<RunAgentOptions, 'prompt' | 'messages' | 'signal' | 'store' | 'runId'>;
+
+/** A job as the worker's `agent` callback sees it. */
+export interface RunJob extends RunJobData {
+  jobId: string;
+  /** 1 on the first try, more after a failure was retried or a dead worker's job was picked up. */
+  attempt: number;
+}
+
+/** One line of what a worker has to say (readiness, outages, failed jobs). */
+export interface WorkerLog {
+  level: 'info' | 'warn' | 'error';
+  message: string;
+}
+
+/** Options of {@link startRunWorker}. */
+export interface RunWorkerOptions {
+  /** `redis://host:port` (or `rediss://`). */
+  redis: string;
+  /** The store every worker shares (Postgres for many machines): runs are journaled there and resumed from it. */
+  store: Store;
+  /**
+   * Chooses what a job runs with, from its model id and skill. Throw to refuse a job (an unknown skill, a
+   * model id pointing at an endpoint the worker's settings did not choose): it fails at once, without
+   * retries, with your message as its reason.
+   */
+  agent: (job: RunJob) => WorkerAgent | Promise<WorkerAgent>;
+  /** Key prefix of the deployment (default `bridle`); producers must use the same. */
+  prefix?: string;
+  /** Jobs run at once by this worker; default 4. */
+  concurrency?: number;
+  /** Model calls per model id, across every worker of the queue. Default: no limit (provider pauses still apply). */
+  rateLimit?: RateLimit;
+  /** On `close()`: how long running jobs may go on before they are handed back, in ms; default 30000. */
+  drainTimeoutMs?: number;
+  /** How long a job stays owned by a worker that stopped renewing it (died), in ms; default 10000. */
+  lockDurationMs?: number;
+  /** How often workers look for jobs of dead workers, in ms; default 5000. A dead worker's job restarts within about lock + interval. */
+  stalledIntervalMs?: number;
+  /** A job whose worker died more than this many times is failed (a poison job that kills workers); default 2. */
+  maxStalledCount?: number;
+  /** Bound on the first connection to Redis, in ms; default 5000. */
+  connectTimeoutMs?: number;
+  /** Readiness, outage (once per outage) and failure lines; default none. */
+  onLog?: (log: WorkerLog) => void;
+}
+
+/** A running worker. */
+export interface RunWorker {
+  /** Drains: takes no new job, lets running ones finish within `drainTimeoutMs`, hands the rest back. Idempotent. */
+  close(): Promise<void>;
+  /** Jobs running now. */
+  readonly running: number;
+}
+
+interface ActiveJob {
+  handBack(reason: string): void;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Starts a worker of the `bridle-runs` queue. Each job runs with `runAgent` against the shared store, or
+ * with `resumeRun` when its run is already journaled (a job picked up after its worker died: completed model
+ * calls are not made again, an interrupted non-idempotent tool call gets the `Interrupted` result). Its
+ * events go to the run's Redis stream as they happen (`RunQueue.follow`).
+ *
+ * Rejects with `ConfigError` for bad options or a Redis that cannot be reached within `connectTimeoutMs`.
+ * Once running, a lost Redis is retried with backoff (logged once per outage).
+ */
+export async function startRunWorker(options: RunWorkerOptions): Promise<RunWorker> {
+  const url = checkRedisUrl(options.redis);
+  const prefix = checkPrefix(options.prefix ?? DEFAULT_QUEUE_PREFIX);
+  if (typeof options.agent !== 'function')
+    throw new ConfigError('startRunWorker needs agent: (job) => runAgent options.');
+  if (typeof options.store?.appendEvents !== 'function')
+    throw new ConfigError('startRunWorker needs store: a Store (openStore(url)).');
+  const concurrency = positiveOption('concurrency', options.concurrency, 4);
+  const drainTimeoutMs = positiveOption('drainTimeoutMs', options.drainTimeoutMs, 30_000, 0);
+  const lockDuration = positiveOption('lockDurationMs', options.lockDurationMs, 10_000);
+  const stalledInterval = positiveOption('stalledIntervalMs', options.stalledIntervalMs, 5000);
+  const maxStalledCount = positiveOption('maxStalledCount', options.maxStalledCount, 2, 0);
+  const rateLimit = options.rateLimit === undefined ? undefined : checkRateLimit(options.rateLimit);
+  const log = options.onLog ?? (() => {});
+  await checkRedisReachable(url, positiveOption('connectTimeoutMs', options.connectTimeoutMs, 5000));
+
+  const { store } = options;
+  const keys = queueKeys(prefix);
+  const redis = openRedis(url);
+  const gate = new ModelGate(redis, prefix, rateLimit);
+  const active = new Map<string, ActiveJob>();
+  let outage = false;
+  const noteError = (error: unknown) => {
+    if (outage) return;
+    outage = true;
+    log({
+      level: 'warn',
+      message: `Redis at ${redactRedisUrl(url)} failed (${messageOf(error)}); retrying with backoff`,
+    });
+  };
+  redis.on('error', noteError);
+  redis.on('ready', () => {
+    if (!outage) return;
+    outage = false;
+    log({ level: 'info', message: `Redis at ${redactRedisUrl(url)} is back` });
+  });
+
+  const processJob = async (job: Job, token?: string): Promise<QueuedRunResult> => {
+    let data: RunJobData;
+    try {
+      data = readJobData(job.data);
+    } catch (error) {
+      throw new UnrecoverableError(`job ${job.id}: ${messageOf(error)}`);
+    }
+    let agent: WorkerAgent;
+    try {
+      agent = await options.agent({ ...data, jobId: String(job.id), attempt: job.attemptsStarted || 1 });
+    } catch (error) {
+      throw new UnrecoverableError(messageOf(error));
+    }
+    const controller = new AbortController();
+    const fence = fencedStore(store);
+    let handedBack: string | undefined;
+    active.set(String(job.id), {
+      handBack(reason) {
+        handedBack ??= reason;
+        fence.fence(`run handed back to the queue: ${reason}`);
+        controller.abort(new Error(`handed back to the queue: ${reason}`));
+      },
+    });
+    const publisher = eventPublisher(redis, keys.events(data.runId), noteError);
+    const own = agent.onEvent;
+    const observers = own === undefined ? [] : Array.isArray(own) ? own : [own];
+    const run = {
+      ...agent,
+      model: gate.wrap(agent.model),
+      ...(data.system === undefined ? {} : { system: data.system }),
+      ...(data.maxSteps === undefined ? {} : { maxSteps: data.maxSteps }),
+      ...(data.maxToolCalls === undefined ? {} : { maxToolCalls: data.maxToolCalls }),
+      ...(data.timeoutMs === undefined ? {} : { timeoutMs: data.timeoutMs }),
+      ...(data.stream === undefined ? {} : { stream: data.stream }),
+      store: fence.store,
+      runId: data.runId,
+      signal: controller.signal,
+      onEvent: [...observers, publisher.publish],
+    } as RunAgentOptions;
+    try {
+      const journaled = await store.readRun(data.runId);
+      const result = journaled
+        ? await resumeRun(run)
+        : await runAgent({ ...run, ...(await input(store, data)) } as RunAgentOptions);
+      if (data.sessionId !== undefined && result.status !== 'aborted') {
+        const now = new Date().toISOString();
+        const session = await store.getSession(data.sessionId);
+        await store.saveSession({
+          ...session,
+          id: data.sessionId,
+          messages: result.messages,
+          createdAt: session?.createdAt ?? now,
+          updatedAt: now,
+        });
+      }
+      return toQueuedResult(result);
+    } catch (error) {
+      if (handedBack !== undefined) {
+        await publisher.flushed();
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      // A run the worker cannot start (bad options, a transcript that is not valid) fails the same way again.
+      if (ConfigError.isInstance(error)) throw new UnrecoverableError(`run ${data.runId}: ${messageOf(error)}`);
+      throw error;
+    } finally {
+      active.delete(String(job.id));
+      await publisher.flushed();
+    }
+  };
+
+  // BullMQ leaves a connection it was given open: close() disconnects it.
+  const connection = openRedis(url);
+  connection.on('error', noteError);
+  const worker = new Worker<unknown, QueuedRunResult>(QUEUE_NAME, processJob, {
+    connection,
+    prefix,
+    concurrency,
+    lockDuration,
+    stalledInterval,
+    maxStalledCount,
+    autorun: false,
+  });
+  worker.on('error', noteError);
+  worker.on('failed', (job, error) => {
+    if (job && job.finishedOn !== undefined)
+      log({ level: 'warn', message: `job ${job.id} failed after ${job.attemptsMade} attempt(s): ${error.message}` });
+  });
+  void worker.run().catch(noteError);
+  await worker.waitUntilReady();
+  log({
+    level: 'info',
+    message: `worker ready: queue ${QUEUE_NAME}, prefix ${prefix}, Redis ${redactRedisUrl(url)}, concurrency ${concurrency}${rateLimit ? `, ${rateLimit.max} model calls per ${rateLimit.durationMs} ms per model` : ''}`,
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    get running() {
+      return active.size;
+    },
+    close() {
+      closing ??= (async () => {
+        const timer = setTimeout(() => {
+          for (const job of active.values())
+            job.handBack(`the worker is stopping (drain timeout ${drainTimeoutMs} ms)`);
+        }, drainTimeoutMs);
+        try {
+          await worker.close();
+        } finally {
+          clearTimeout(timer);
+          redis.disconnect();
+          connection.disconnect();
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+async function input(store: Store, data: RunJobData): Promise<{ prompt: string } | { messages: Message[] }> {
+  const own = data.messages ?? [{ role: 'user' as const, content: data.prompt as string }];
+  if (data.sessionId === undefined) return data.prompt === undefined ? { messages: own } : { prompt: data.prompt };
+  const session = await store.getSession(data.sessionId);
+  return { messages: [...(session?.messages ?? []), ...own] };
+}

@@ -1,0 +1,306 @@
+import type { RunEvent, Store } from '@bridle/protocol';
+import { ConfigError, ProviderError } from '@bridle/protocol';
+import { openStore } from '@bridle/store';
+import { Redis } from 'ioredis';
+import { afterEach, expect, it } from 'vitest';
+import { openRunQueue, parseRateLimit, type RunQueue, type RunWorker, startRunWorker, submitAll } from '../src/index';
+import { addTool, testAgent, twoStepModel } from './agents';
+import { closedPort, dropPrefix, newPrefix, REDIS_URL, serviceSuite } from './services';
+
+const suite = await serviceSuite('queue tests (Redis)', {});
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(options: { store?: Store } = {}) {
+  const prefix = newPrefix();
+  const store = options.store ?? (await openStore('memory:'));
+  const queue = await openRunQueue({ redis: REDIS_URL, prefix, backoffMs: 50 });
+  cleanups.push(async () => {
+    await queue.close();
+    await store.close();
+    await dropPrefix(prefix);
+  });
+  const workers: RunWorker[] = [];
+  cleanups.push(async () => {
+    await Promise.all(workers.map((worker) => worker.close()));
+  });
+  const start = async (
+    agent: Parameters<typeof startRunWorker>[0]['agent'],
+    extra: Partial<Parameters<typeof startRunWorker>[0]> = {},
+  ) => {
+    const worker = await startRunWorker({ redis: REDIS_URL, prefix, store, agent, ...extra });
+    workers.push(worker);
+    return worker;
+  };
+  return { prefix, store, queue, start };
+}
+
+async function eventsOf(queue: RunQueue, runId: string): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for await (const event of queue.follow(runId)) events.push(event);
+  return events;
+}
+
+suite('@bridle/queue with Redis', () => {
+  it('a worker runs an enqueued job with runAgent against the store; its events can be followed; the result is kept', async () => {
+    const { queue, store, start } = await setup();
+    await start(testAgent(twoStepModel()));
+    const { jobId, runId } = await queue.enqueue({ prompt: 'hello', model: 'test:two-step', runId: 'run-hello' });
+    expect({ jobId, runId }).toEqual({ jobId: 'run-hello', runId: 'run-hello' });
+    const followed = await eventsOf(queue, runId);
+    const job = await queue.settled(jobId);
+    expect(job).toMatchObject({ state: 'completed', attemptsMade: 1, runId: 'run-hello' });
+    expect(job.result).toEqual({
+      runId: 'run-hello',
+      status: 'completed',
+      answer: 'answer: hello',
+      steps: 2,
+      toolCalls: 1,
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
+    expect(job.startedAt).toBeGreaterThanOrEqual(job.enqueuedAt as number);
+    expect(followed.map((event) => event.type)).toEqual([
+      'run_start',
+      'model_start',
+      'model_end',
+      'tool_start',
+      'tool_end',
+      'model_start',
+      'model_end',
+      'run_end',
+    ]);
+    const journal = await store.readRun(runId);
+    expect(journal?.status).toBe('completed');
+    expect(followed).toEqual(journal?.events);
+  });
+
+  it('enqueueing the same runId again adds nothing: the model answers each step once', async () => {
+    const { queue, start } = await setup();
+    const calls: string[] = [];
+    const model = twoStepModel({ latencyMs: 50, onCall: (prompt, step) => void calls.push(`${prompt}#${step}`) });
+    await queue.enqueue({ prompt: 'once', model: model.id, runId: 'run-once' });
+    await queue.enqueue({ prompt: 'once', model: model.id, runId: 'run-once' });
+    await start(testAgent(model));
+    expect((await queue.settled('run-once')).state).toBe('completed');
+    await queue.enqueue({ prompt: 'once', model: model.id, runId: 'run-once' });
+    expect((await queue.queue.getJobCounts('waiting', 'active', 'completed')).completed).toBe(1);
+    expect(calls).toEqual(['once#1', 'once#2']);
+  });
+
+  it('refuses an oversized payload or an invalid job at enqueue, naming the problem; nothing reaches the queue', async () => {
+    const prefix = newPrefix();
+    const queue = await openRunQueue({ redis: REDIS_URL, prefix, maxPayloadBytes: 1000 });
+    cleanups.push(async () => {
+      await queue.close();
+      await dropPrefix(prefix);
+    });
+    const big = queue.enqueue({ prompt: 'x'.repeat(2000), model: 'test:two-step', runId: 'big' });
+    await expect(big).rejects.toThrow(ConfigError);
+    await expect(big).rejects.toThrow(
+      /^Run job for run big is 20\d\d bytes, over the queue's limit of 1000 bytes \(maxPayloadBytes\): shorten the prompt or transcript, or raise maxPayloadBytes on the producer\.$/,
+    );
+    await expect(queue.enqueue({ model: 'test:two-step' })).rejects.toThrow(
+      'Invalid run job: the input must be exactly one of prompt (a string) or messages (an array), got undefined.',
+    );
+    await expect(queue.enqueue({ prompt: 'a', model: 'm', runId: 'a:b' })).rejects.toThrow(
+      `Invalid run job: runId must be 1 to 128 letters, digits, '_', '.' or '-' (not only digits), got "a:b".`,
+    );
+    await expect(queue.enqueue({ prompt: 'a', model: 'm', apiKey: 'sk' } as never)).rejects.toThrow(
+      'Invalid run job: "apiKey" must be one of prompt, messages, model, skill',
+    );
+    expect(await queue.queue.count()).toBe(0);
+  });
+
+  it('a job for a model or skill the worker does not offer fails at once with the reason, without retries', async () => {
+    const { queue, start } = await setup();
+    await start(testAgent(twoStepModel()));
+    await queue.enqueue({ prompt: 'a', model: 'openai-compatible:http://evil.example/v1#m', runId: 'bad-model' });
+    await queue.enqueue({ prompt: 'b', model: 'test:two-step', skill: 'hacking', runId: 'bad-skill' });
+    const badModel = await queue.settled('bad-model');
+    expect(badModel).toMatchObject({
+      state: 'failed',
+      attemptsMade: 1,
+      failedReason:
+        'model openai-compatible:http://evil.example/v1#m is not offered by this worker (it runs test:two-step)',
+    });
+    expect(await queue.settled('bad-skill')).toMatchObject({
+      state: 'failed',
+      attemptsMade: 1,
+      failedReason: 'unknown skill "hacking": this worker offers math',
+    });
+  });
+
+  it('a poison job (its journal cannot be written) is tried `attempts` times, then failed with the reason', async () => {
+    const memory = await openStore('memory:');
+    const broken: Store = Object.assign(Object.create(null), {
+      appendEvents: (runId: string, events: RunEvent[]) =>
+        runId === 'poison' ? Promise.reject(new Error('disk full')) : memory.appendEvents(runId, events),
+      readRun: (id: string) => memory.readRun(id),
+      listRuns: (query: never) => memory.listRuns(query),
+      getSession: (id: string) => memory.getSession(id),
+      saveSession: (session: never) => memory.saveSession(session),
+      deleteSession: (id: string) => memory.deleteSession(id),
+      listSessions: (query: never) => memory.listSessions(query),
+      close: () => memory.close(),
+    });
+    const { queue, start } = await setup({ store: broken });
+    await start(testAgent(twoStepModel()));
+    await queue.enqueue({ prompt: 'poison', model: 'test:two-step', runId: 'poison' });
+    await queue.enqueue({ prompt: 'fine', model: 'test:two-step', runId: 'fine' });
+    const poison = await queue.settled('poison');
+    expect(poison).toMatchObject({ state: 'failed', attemptsMade: 3 });
+    expect(poison.failedReason).toBe(
+      'The journal of run poison could not be written (disk full), so the run stopped. Resume it with resumeRun({ store, runId: "poison" }) once the store works.',
+    );
+    expect((await queue.settled('fine')).result?.answer).toBe('answer: fine');
+  });
+
+  it('a session continues: its messages come first, and the session is saved with the run', async () => {
+    const { queue, store, start } = await setup();
+    const seen: number[] = [];
+    const model = {
+      id: 'test:echo',
+      async generate(request: { messages: readonly unknown[] }) {
+        seen.push(request.messages.length);
+        return { content: `turn ${seen.length}` };
+      },
+    };
+    await start(() => ({ model }));
+    await queue.enqueue({ prompt: 'one', model: 'test:echo', sessionId: 's1', runId: 'turn-1' });
+    await queue.settled('turn-1');
+    await queue.enqueue({ prompt: 'two', model: 'test:echo', sessionId: 's1', runId: 'turn-2' });
+    expect((await queue.settled('turn-2')).result?.answer).toBe('turn 2');
+    expect(seen).toEqual([1, 3]);
+    expect((await store.getSession('s1'))?.messages.map((message) => message.content)).toEqual([
+      'one',
+      'turn 1',
+      'two',
+      'turn 2',
+    ]);
+  });
+
+  it('--rate-limit holds across workers per model id: 6 calls at 2/s span at least two windows', async () => {
+    const { queue, start } = await setup();
+    const times: number[] = [];
+    const model = {
+      id: 'test:limited',
+      async generate() {
+        times.push(Date.now());
+        return { content: 'ok' };
+      },
+    };
+    const rateLimit = parseRateLimit('2/s');
+    expect(rateLimit).toEqual({ max: 2, durationMs: 1000 });
+    await start(() => ({ model }), { rateLimit, concurrency: 3 });
+    await start(() => ({ model }), { rateLimit, concurrency: 3 });
+    const specs = [1, 2, 3, 4, 5, 6].map((n) => ({ prompt: `p${n}`, model: model.id, runId: `limited-${n}` }));
+    await submitAll(queue, specs, { onSettled: () => {} });
+    times.sort((a, b) => a - b);
+    expect(times).toHaveLength(6);
+    // Calls 3 and 5 each wait for a window to pass: the 5th starts at least 2 windows after the 1st.
+    expect((times[4] as number) - (times[0] as number)).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('a 429 with Retry-After pauses that model on every worker until then', async () => {
+    const { queue, start, prefix } = await setup();
+    const calls: { prompt: string; at: number }[] = [];
+    let limited = false;
+    const model = {
+      id: 'test:busy',
+      async generate(request: { messages: readonly { content: unknown }[] }) {
+        const prompt = String(request.messages[0]?.content);
+        calls.push({ prompt, at: Date.now() });
+        if (prompt === 'first' && !limited) {
+          limited = true;
+          throw new ProviderError({
+            code: 'rate_limited',
+            provider: 'test',
+            status: 429,
+            message: 'slow down',
+            retryAfterMs: 1500,
+          });
+        }
+        return { content: `ok ${prompt}` };
+      },
+    };
+    await start(() => ({ model, retry: { maxRetries: 2, baseDelayMs: 1 } }));
+    await start(() => ({ model }));
+    await queue.enqueue({ prompt: 'first', model: model.id, runId: 'busy-1' });
+    await expect.poll(() => calls.length, { timeout: 10_000 }).toBe(1);
+    const redis = new Redis(REDIS_URL);
+    const pause = await redis.pttl(`${prefix}:bridle-runs:pause:test:busy`);
+    redis.disconnect();
+    expect(pause).toBeGreaterThan(0);
+    await queue.enqueue({ prompt: 'second', model: model.id, runId: 'busy-2' });
+    expect((await queue.settled('busy-1')).result?.answer).toBe('ok first');
+    expect((await queue.settled('busy-2')).result?.answer).toBe('ok second');
+    const first = calls[0]?.at as number;
+    for (const call of calls.slice(1)) expect(call.at - first).toBeGreaterThanOrEqual(1400);
+  });
+
+  it('close() drains: a job that outlasts the drain timeout is handed back and another worker resumes it', async () => {
+    const { queue, store, start } = await setup();
+    let release: (() => void) | undefined;
+    const calls: string[] = [];
+    const slow = twoStepModel({
+      onCall: (_prompt, step) => {
+        calls.push(`slow#${step}`);
+        // Step 2 never answers on the first worker (it waits for an abort).
+        if (step === 2)
+          return new Promise<void>((resolve) => {
+            release = resolve;
+          });
+      },
+    });
+    const first = await start(testAgent(slow), { drainTimeoutMs: 300 });
+    await queue.enqueue({ prompt: 'long', model: slow.id, runId: 'drained' });
+    await expect.poll(() => calls, { timeout: 10_000 }).toEqual(['slow#1', 'slow#2']);
+    await first.close();
+    release?.();
+    const handedBack = await queue.job('drained');
+    expect(handedBack.state).toBe('waiting');
+    expect(handedBack.attemptsMade).toBe(0);
+    expect((await store.readRun('drained'))?.status).toBe('running');
+    const fast = twoStepModel({ onCall: (_prompt, step) => void calls.push(`fast#${step}`) });
+    await start(testAgent(fast));
+    const done = await queue.settled('drained');
+    expect(done.result).toMatchObject({ status: 'completed', answer: 'answer: long', steps: 2 });
+    // Step 1 completed on the first worker and is not asked again.
+    expect(calls).toEqual(['slow#1', 'slow#2', 'fast#2']);
+    const journal = await store.readRun('drained');
+    expect(journal?.events.filter((event) => event.type === 'run_end')).toHaveLength(1);
+  });
+
+  it('close() lets a job that finishes within the drain timeout complete', async () => {
+    const { queue, start } = await setup();
+    const model = twoStepModel({ latencyMs: 300 });
+    const worker = await start(testAgent(model), { drainTimeoutMs: 30_000 });
+    await queue.enqueue({ prompt: 'short', model: model.id, runId: 'short' });
+    await expect.poll(() => worker.running, { timeout: 10_000 }).toBe(1);
+    await worker.close();
+    expect((await queue.job('short')).state).toBe('completed');
+  });
+
+  it('Redis down at start: the worker and the producer refuse with a clear error', async () => {
+    const url = `redis://127.0.0.1:${await closedPort()}`;
+    const store = await openStore('memory:');
+    await expect(startRunWorker({ redis: url, store, agent: () => ({ model: twoStepModel() }) })).rejects.toThrow(
+      new RegExp(
+        `^Cannot reach Redis at ${url}: .*ECONNREFUSED.*\\. Start Redis there, or give the right URL \\(--redis / BRIDLE_REDIS_URL\\)\\.$`,
+      ),
+    );
+    await expect(openRunQueue({ redis: url })).rejects.toThrow(ConfigError);
+    await expect(openRunQueue({ redis: 'http://127.0.0.1:6379' })).rejects.toThrow(
+      'Invalid Redis URL "http://127.0.0.1:6379": expected redis://host:port (e.g. redis://127.0.0.1:6379), or rediss:// for TLS.',
+    );
+    await expect(openRunQueue({ redis: 'redis://:secret@127.0.0.1:1', prefix: 'a:b' })).rejects.toThrow(
+      `Invalid queue prefix "a:b"`,
+    );
+    await store.close();
+  });
+});
+
+void addTool;
