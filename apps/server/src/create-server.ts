@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { resolveModel } from '@bridle/models';
-import { ConfigError } from '@bridle/protocol';
+import { ConfigError, type Store } from '@bridle/protocol';
 import { analystSkill, assistantSkill } from '@bridle/skills';
+import { openStore } from '@bridle/store';
 import Fastify, { type FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import { bearerCheck, bearerMatches } from './auth';
@@ -9,6 +10,7 @@ import { BatchJobs } from './batch-jobs';
 import { installErrorHandling } from './error-handler';
 import { guardModel, type ModelErrorLogger } from './guard-model';
 import { hostOriginGuard } from './host-origin-guard';
+import { LiveRuns } from './live-runs';
 import { isLoopbackHost } from './loopback';
 import { redactCredentials } from './redact-credentials';
 import { registerPlugins } from './register-plugins';
@@ -22,6 +24,8 @@ import type { ModelSource, ServerContext } from './server-context';
 import { defaultLogger } from './server-logger';
 import type { ServerOptions } from './server-options';
 import { MemorySessionStore } from './session-store';
+import { type SessionTaggingStore, sessionTaggingStore } from './session-tagging-store';
+import { StoreSessionStore } from './store-session-store';
 
 /** A configured server: the Fastify instance plus its lifecycle. */
 export interface BridleServer {
@@ -103,13 +107,11 @@ export function createServer(options: ServerOptions = {}): BridleServer {
   const context: ServerContext = {
     config,
     limiter: new RunLimiter(config.maxConcurrentRuns),
-    sessions:
-      options.sessionStore ??
-      new MemorySessionStore({
-        maxSessions: config.maxSessions,
-        idleMs: config.sessionIdleMs,
-        maxChars: config.maxMemorySessionChars,
-      }),
+    // Both are set by the plugin below once the store has opened, before any route runs.
+    sessions: undefined as never,
+    store: undefined as never as SessionTaggingStore,
+    live: new LiveRuns(),
+    resumingRuns: new Set(),
     busySessions: new Set(),
     jobs: new BatchJobs({ maxJobs: config.maxBatchJobs, ttlMs: config.batchJobTtlMs }),
     profiles: buildRunProfiles({ ...base, skills: options.skills ?? [assistantSkill(), analystSkill()] }),
@@ -126,6 +128,23 @@ export function createServer(options: ServerOptions = {}): BridleServer {
   };
   const schemas = requestSchemas(config);
 
+  // The store opens before the routes (a bad BRIDLE_STORE makes listen() reject with the fix).
+  let ownStore: Store | undefined;
+  app.register(async () => {
+    const store =
+      typeof options.store === 'object' ? options.store : await openStore(config.storeUrl, { cwd: process.cwd() });
+    if (typeof options.store !== 'object') ownStore = store;
+    context.store = sessionTaggingStore(store);
+    context.sessions =
+      options.sessionStore ??
+      (config.storeUrl?.trim() === 'memory:'
+        ? new MemorySessionStore({
+            maxSessions: config.maxSessions,
+            idleMs: config.sessionIdleMs,
+            maxChars: config.maxMemorySessionChars,
+          })
+        : new StoreSessionStore(store));
+  });
   installErrorHandling(app);
   registerPlugins(app, config, packageJson.version);
   if (config.skillNames && !options.skills) {
@@ -176,7 +195,8 @@ export function createServer(options: ServerOptions = {}): BridleServer {
       }
       clearTimeout(timer);
       await drainConnections(app, closed);
-      await context.sessions.close?.();
+      await context.sessions?.close?.();
+      await ownStore?.close();
     })();
     return stopping;
   };

@@ -1,12 +1,15 @@
 import type { FastifyInstance, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { sendNotFound } from './error-handler';
 import { installOpenAIErrorHandling } from './openai/openai-error';
+import { registerApprovalsRoute } from './routes/approvals-route';
 import { registerBatchRoutes } from './routes/batch-route';
 import { registerChatRoute } from './routes/chat-route';
 import { registerHealthRoutes } from './routes/health-routes';
 import { registerOpenAIChatRoute } from './routes/openai-chat-route';
 import { registerOpenAIModelsRoutes } from './routes/openai-models-route';
 import { registerOpenAIResponsesRoute } from './routes/openai-responses-route';
+import { registerRunEventsRoute } from './routes/run-events-route';
+import { registerRunRoutes } from './routes/run-routes';
 import { registerSessionRoutes } from './routes/session-routes';
 import { registerWebRoutes } from './routes/web-routes';
 import type { requestSchemas } from './schemas';
@@ -56,6 +59,9 @@ export function registerRoutes(
       api.setNotFoundHandler(sendNotFound);
       registerChatRoute(api, context, schemas.chatBody);
       registerSessionRoutes(api, context, schemas.idParams);
+      registerRunRoutes(api, context, schemas.runParams);
+      registerRunEventsRoute(api, context, schemas.runParams);
+      registerApprovalsRoute(api, context, schemas.runParams);
       registerBatchRoutes(api, context, { body: schemas.batchBody, params: schemas.idParams });
     },
     { prefix: '/api' },

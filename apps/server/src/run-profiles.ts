@@ -15,6 +15,8 @@ export interface RunProfiles {
   /** The profile for `skill` (none: the base one); throws `ServerError('bad_request')` for an unknown name. */
   get(skill?: string): RunProfile;
   readonly skillNames: readonly string[];
+  /** The skill of requests that name none (undefined: the base profile, no skill). */
+  readonly defaultSkill?: string;
 }
 
 function profile(system: string | undefined, tools: Tool[]): RunProfile {
@@ -48,6 +50,7 @@ export function buildRunProfiles(options: {
   const skillNames = [...bySkill.keys()];
   return {
     skillNames,
+    ...(options.defaultSkill === undefined ? {} : { defaultSkill: options.defaultSkill }),
     get(skill = options.defaultSkill) {
       if (skill === undefined) return base;
       const found = bySkill.get(skill);

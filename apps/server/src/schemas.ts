@@ -112,6 +112,11 @@ export function requestSchemas(config: ServerConfig) {
         tools: { type: ['array', 'null'] },
       },
     },
+    runParams: {
+      type: 'object',
+      required: ['id'],
+      properties: { id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,255}$' } },
+    },
     idParams: {
       type: 'object',
       required: ['id'],

@@ -1,4 +1,5 @@
 import { ConfigError, describeValue } from '@bridle/protocol';
+import { DEFAULT_STORE_URL } from '@bridle/store';
 import type { ServerOptions } from './server-options';
 
 /** Every numeric and network setting of the server, with defaults applied and checked. */
@@ -12,6 +13,12 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** Requests per window per API token (else per client address) on `/api`, `/v1` and `/openapi.json`; none: no limit. */
   rateLimit?: RateLimit;
+  /**
+   * `BRIDLE_STORE`: where runs are journaled and sessions kept (`memory:`, `sqlite:<path>`, `postgres://...`);
+   * default `sqlite:.bridle/bridle.db` under the working directory, as for the CLI. Undefined when the
+   * options gave a `Store` object.
+   */
+  storeUrl?: string;
   /** Skills (built-in names or SKILL.md folders) that replace the default ones; the first is the default of `/api/chat`. */
   skillNames?: string[];
   maxConcurrentRuns: number;
@@ -45,7 +52,7 @@ export interface RateLimit {
 
 type NumberSetting = Exclude<
   keyof ServerConfig,
-  'host' | 'apiToken' | 'allowedHosts' | 'corsOrigins' | 'rateLimit' | 'skillNames'
+  'host' | 'apiToken' | 'allowedHosts' | 'corsOrigins' | 'rateLimit' | 'skillNames' | 'storeUrl'
 >;
 
 /** Each numeric setting: its environment variable (if any), default and least value. */
@@ -111,6 +118,7 @@ export function resolveServerConfig(options: ServerOptions = {}): ServerConfig {
   }
   const rateLimit = readRateLimit(options, env);
   const skillNames = readList(options.skill, env.BRIDLE_SKILL);
+  const storeUrl = typeof options.store === 'object' ? undefined : readStoreUrl(options.store, env.BRIDLE_STORE);
   return {
     ...numbers,
     host,
@@ -119,7 +127,14 @@ export function resolveServerConfig(options: ServerOptions = {}): ServerConfig {
     corsOrigins: readCorsOrigins(options, env),
     ...(rateLimit ? { rateLimit } : {}),
     ...(skillNames.length > 0 ? { skillNames } : {}),
+    ...(storeUrl === undefined ? {} : { storeUrl }),
   };
+}
+
+/** The store URL: the option, else `BRIDLE_STORE`, else the apps' default (checked when the store opens). */
+function readStoreUrl(given: string | undefined, fromEnv: string | undefined): string {
+  const url = (given ?? fromEnv ?? '').trim();
+  return url === '' ? DEFAULT_STORE_URL : url;
 }
 
 /** An option (string or list) or else a comma list from the environment, trimmed, without empty entries. */

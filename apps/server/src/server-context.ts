@@ -1,12 +1,14 @@
 import type { Model } from '@bridle/protocol';
 import type { FastifyRequest } from 'fastify';
 import type { BatchJobs } from './batch-jobs';
+import type { LiveRuns } from './live-runs';
 import type { RunLimiter } from './run-limiter';
 import type { RunProfiles } from './run-profiles';
 import type { ServerConfig } from './server-config';
 import { ServerError } from './server-error';
 import type { ServerAgentOptions } from './server-options';
 import type { SessionStore } from './session-store';
+import type { SessionTaggingStore } from './session-tagging-store';
 
 /** The model, or why there is none (a missing key: the server runs but is not ready); `error` never holds credentials. */
 export type ModelSource = { model: Model } | { error: string };
@@ -15,7 +17,14 @@ export type ModelSource = { model: Model } | { error: string };
 export interface ServerContext {
   readonly config: ServerConfig;
   readonly limiter: RunLimiter;
-  readonly sessions: SessionStore;
+  /** Set once at startup, when the store has opened (before any route runs). */
+  sessions: SessionStore;
+  /** Where every run is journaled; set once at startup, when it has opened (before any route runs). */
+  store: SessionTaggingStore;
+  /** Runs going on in this process, for their event streams. */
+  readonly live: LiveRuns;
+  /** Runs being resumed by an approval now: a second decision at once is refused (one resume only). */
+  readonly resumingRuns: Set<string>;
   /** Sessions with a run in flight: a second run on one session at once would lose one of the two. */
   readonly busySessions: Set<string>;
   readonly jobs: BatchJobs;

@@ -1,5 +1,5 @@
 import type { RunAgentOptions } from '@bridle/core';
-import type { Model, Tool } from '@bridle/protocol';
+import type { Model, Store, Tool } from '@bridle/protocol';
 import type { Skill } from '@bridle/skills';
 import type { FastifyServerOptions } from 'fastify';
 import type { SessionStore } from './session-store';
@@ -86,7 +86,15 @@ export interface ServerOptions {
   maxContextChars?: number;
   /** A session unused for this long is forgotten; default 30 minutes. */
   sessionIdleMs?: number;
-  /** Where conversations live; default an in-memory store bounded by `maxSessions` / `sessionIdleMs`. */
+  /**
+   * `BRIDLE_STORE`: where runs are journaled and sessions kept, as a URL (`memory:`, `sqlite:<path>` or a
+   * bare path, `postgres://...`) or an open `Store` (the server then never closes it). Default
+   * `sqlite:.bridle/bridle.db` under the working directory, the same file as the CLI's. With `memory:`,
+   * sessions stay in the bounded in-memory store (`maxSessions`, `sessionIdleMs`) and nothing survives a
+   * restart.
+   */
+  store?: string | Store;
+  /** Where conversations live; default the `store` (in memory, bounded by `maxSessions` / `sessionIdleMs`, when it is `memory:`). */
   sessionStore?: SessionStore;
   /** Batch jobs kept (running or finished); default 32. */
   maxBatchJobs?: number;

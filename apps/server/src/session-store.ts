@@ -7,6 +7,18 @@ export interface Session {
   messages: Message[];
   createdAt: number;
   updatedAt: number;
+  /** The skill of the session's latest turn (a paused run resumes with it). */
+  skill?: string;
+  /** The run of this session that waits for approval: the session takes no new prompt until it is decided. */
+  pendingRunId?: string;
+}
+
+/** One row of {@link SessionStore.list}: a session without its messages. */
+export interface SessionListing {
+  id: string;
+  messageCount: number;
+  createdAt: number;
+  updatedAt: number;
 }
 
 /**
@@ -20,6 +32,8 @@ export interface SessionStore {
   set(session: Session): void | Promise<void>;
   /** Forgets a session; true when it existed. */
   delete(id: string): boolean | Promise<boolean>;
+  /** Sessions, most recently updated first; at most `limit`, only those updated before `before` (ms) when given. */
+  list?(query: { limit: number; before?: number }): SessionListing[] | Promise<SessionListing[]>;
   /** Releases timers or connections; called on shutdown. */
   close?(): void | Promise<void>;
 }
@@ -102,6 +116,19 @@ export class MemorySessionStore implements SessionStore {
 
   delete(id: string): boolean {
     return this.#remove(id);
+  }
+
+  /** Newest first; listing does not count as use. */
+  list(query: { limit: number; before?: number }): SessionListing[] {
+    this.#sweep();
+    const rows: SessionListing[] = [];
+    for (const session of [...this.#sessions.values()].reverse()) {
+      if (rows.length >= query.limit) break;
+      if (query.before !== undefined && session.updatedAt >= query.before) continue;
+      const { id, messages, createdAt, updatedAt } = session;
+      rows.push({ id, messageCount: messages.length, createdAt, updatedAt });
+    }
+    return rows;
   }
 
   #remove(id: string): boolean {

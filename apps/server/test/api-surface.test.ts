@@ -27,6 +27,12 @@ describe('GET /openapi.json', () => {
         'GET /ready',
         'POST /api/chat',
         'DELETE /api/sessions/{id}',
+        'GET /api/sessions',
+        'GET /api/sessions/{id}',
+        'GET /api/runs',
+        'GET /api/runs/{id}',
+        'GET /api/runs/{id}/events',
+        'POST /api/runs/{id}/approvals',
         'POST /api/batch',
         'GET /api/batch/{id}',
         'DELETE /api/batch/{id}',
@@ -39,6 +45,10 @@ describe('GET /openapi.json', () => {
     expect(document.paths['/api/chat'].post.requestBody.content['application/json'].schema.required).toEqual([
       'prompt',
     ]);
+    expect(
+      document.paths['/api/runs/{id}/approvals'].post.requestBody.content['application/json'].schema.properties
+        .approvals.additionalProperties,
+    ).toEqual({ type: 'boolean' });
     expect(document.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });
     expect(document.paths['/ready'].get.security).toEqual([]);
   });
@@ -169,7 +179,13 @@ describe('BRIDLE_SKILL', () => {
       ['coding', 'BRIDLE_SKILL=coding needs a workspace'],
       ['./no-such-skill-folder', 'SKILL.md'],
     ]) {
-      const server = createServer({ model: echoModel(), env: { BRIDLE_SKILL: skill }, logger: false, port: 0 });
+      const server = createServer({
+        model: echoModel(),
+        env: { BRIDLE_SKILL: skill },
+        logger: false,
+        port: 0,
+        store: 'memory:',
+      });
       await expect(server.listen()).rejects.toThrow(message);
       await server.shutdown();
     }

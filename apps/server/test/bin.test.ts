@@ -14,7 +14,7 @@ afterEach(() => {
 function startBin(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--conditions=@bridle/source', '--import', 'tsx', 'src/bin.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', BRIDLE_STORE: 'memory:', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

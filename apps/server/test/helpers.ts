@@ -16,7 +16,7 @@ afterEach(async () => {
 
 /** Starts a server on 127.0.0.1:0 with logging off (unless given) and an empty environment. */
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
-  const server = createServer({ env: {}, logger: false, port: 0, ...options });
+  const server = createServer({ env: {}, logger: false, port: 0, store: 'memory:', ...options });
   open.push(server);
   const url = await server.listen();
   return { ...server, url };

@@ -3,6 +3,7 @@ import type { RunEvent } from '@bridle/events';
 import type { Message } from '@bridle/protocol';
 import type { FastifyReply } from 'fastify';
 import { checkPromptLength } from '../input-bounds';
+import { runJournal } from '../run-journal';
 import type { RunProfile } from '../run-profiles';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
@@ -54,6 +55,7 @@ export async function runForClient(
   reply.raw.once('close', onClose);
   const { approve: _unused, ...agent } = context.agent;
   const system = systemWithInstructions(options.profile.system, options.input.instructions);
+  const journal = runJournal(context);
   try {
     return await runAgent({
       ...agent,
@@ -64,10 +66,13 @@ export async function runForClient(
       timeoutMs: context.config.runTimeoutMs,
       signal: slot.signal,
       stream: options.stream,
-      // The server's own observers (from `agent.onEvent`) hear the run too.
-      onEvent: [agent.onEvent ?? [], options.onEvent ?? []].flat(),
+      store: journal.store,
+      runId: journal.runId,
+      // The server's own observers (from `agent.onEvent`, the live feed of /api/runs) hear the run too.
+      onEvent: journal.observers(options.onEvent),
     });
   } finally {
+    journal.close();
     reply.raw.off('close', onClose);
     slot.release();
   }

@@ -3,6 +3,7 @@ import { runAgent } from '@bridle/core';
 import type { FastifyInstance } from 'fastify';
 import { viewJob } from '../batch-jobs';
 import { checkPromptLength } from '../input-bounds';
+import { runJournal } from '../run-journal';
 import type { BatchBody, BatchItemBody } from '../schemas';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
@@ -38,6 +39,7 @@ export function registerBatchRoutes(
       const run = async (item: BatchItemBody, { signal, onEvent }: BatchRunContext): Promise<BatchRunOutcome> => {
         const slot = await context.limiter.acquire(signal);
         if (!slot) return { status: 'aborted', error: 'the batch job was cancelled before this item started' };
+        const journal = runJournal(context);
         try {
           const maxSteps = item.maxSteps ?? body.maxSteps;
           return await runAgent({
@@ -49,9 +51,12 @@ export function registerBatchRoutes(
             ...(maxSteps === undefined ? {} : { maxSteps }),
             timeoutMs: context.config.runTimeoutMs,
             signal: AbortSignal.any([signal, slot.signal]),
-            onEvent,
+            store: journal.store,
+            runId: journal.runId,
+            onEvent: journal.observers(onEvent),
           });
         } finally {
+          journal.close();
           slot.release();
         }
       };

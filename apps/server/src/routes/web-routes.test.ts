@@ -6,7 +6,7 @@ describe('web inspector routes', () => {
   it.skipIf(!inspectorRoot() && process.env.CI !== 'true')(
     'serves the built page and its assets with the strict CSP, no outside URL in them',
     async () => {
-      const { app } = await createServer({ env: {} });
+      const { app } = await createServer({ env: {}, store: 'memory:' });
       try {
         const page = await app.inject({ method: 'GET', url: '/', headers: { host: '127.0.0.1:3000' } });
         expect(page.statusCode).toBe(200);
@@ -26,7 +26,7 @@ describe('web inspector routes', () => {
   );
 
   it('refuses a page request with a foreign Host (DNS rebinding) like the API', async () => {
-    const { app } = await createServer({ env: {} });
+    const { app } = await createServer({ env: {}, store: 'memory:' });
     try {
       const page = await app.inject({ method: 'GET', url: '/', headers: { host: 'evil.example' } });
       expect(page.statusCode).toBe(403);

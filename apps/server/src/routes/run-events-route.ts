@@ -1,0 +1,125 @@
+import type { RunEvent, StoredRun } from '@bridle/protocol';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { publicEvent } from '../run-views';
+import type { ServerContext } from '../server-context';
+import { ServerError } from '../server-error';
+import { openSseStream } from '../sse-stream';
+
+/** How often a run that is not live in this process (another server, a worker) is read again. */
+const POLL_MS = 500;
+
+/** `Last-Event-ID`: absent, or the integer id of an event the stream sent. */
+function lastEventId(request: FastifyRequest): number | undefined {
+  const header = request.headers['last-event-id'];
+  if (header === undefined) return undefined;
+  const text = Array.isArray(header) ? header.join(',') : header;
+  if (!/^\d{1,10}$/.test(text.trim()) || !Number.isSafeInteger(Number(text.trim()))) {
+    throw new ServerError(
+      'bad_request',
+      `Invalid Last-Event-ID ${JSON.stringify(text.slice(0, 100))}: send the integer id: of the last event received (or no header to start from the beginning).`,
+    );
+  }
+  return Number(text.trim());
+}
+
+function own(runId: string) {
+  return (event: RunEvent) => event.runId === runId && event.parentRunId === undefined;
+}
+
+/**
+ * `GET /api/runs/:id/events`: the run's events as SSE (`id:` = sequence, `event:` = type): the journal
+ * first, then live events while its current segment runs; the stream ends after that segment's
+ * `run_end` (a finished or paused run: the replay, then the end). `Last-Event-ID: n` sends only events
+ * after `n`; an `n` past the last event of a run that is not running is a 400 (no such event was sent).
+ */
+export function registerRunEventsRoute(app: FastifyInstance, context: ServerContext, paramsSchema: object): void {
+  app.get<{ Params: { id: string } }>(
+    '/runs/:id/events',
+    {
+      schema: {
+        params: paramsSchema,
+        headers: {
+          type: 'object',
+          properties: { 'last-event-id': { type: 'string', description: 'resume after this event id (sequence)' } },
+        },
+        summary: "Follow a run's events (SSE): the journal, then live events until its segment ends",
+        tags: ['api'],
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const after = lastEventId(request);
+      // Listen before reading the journal, so nothing falls between the two.
+      const buffered: RunEvent[] = [];
+      let ended = false;
+      let deliver: (event: RunEvent) => void = (event) => {
+        buffered.push(event);
+      };
+      let finish: () => void = () => {
+        ended = true;
+      };
+      const live = context.live.follow(id, { event: (event) => deliver(event), end: () => finish() });
+      let stored: StoredRun | undefined;
+      try {
+        stored = await context.store.readRun(id);
+      } catch (error) {
+        live?.stop();
+        throw error;
+      }
+      if (!stored && !live) {
+        throw new ServerError('not_found', `Run ${id} does not exist in this server's store (BRIDLE_STORE).`);
+      }
+      const isOwn = own(id);
+      const journal = (stored?.events ?? []).filter(isOwn);
+      const lastJournaled = journal.at(-1)?.sequence ?? -1;
+      if (!live && after !== undefined && stored?.status !== 'running' && after > lastJournaled) {
+        throw new ServerError(
+          'bad_request',
+          `Invalid Last-Event-ID ${after}: run ${id} has ended and its last event is ${lastJournaled}. Reconnect without the header to replay it.`,
+        );
+      }
+      let sent = after ?? -1;
+      const sse = openSseStream(reply, {
+        headers: { 'x-request-id': request.id },
+        maxBufferBytes: context.config.maxSseBufferBytes,
+        onOverflow: () => live?.stop(),
+      });
+      const send = (event: RunEvent) => {
+        if (event.sequence <= sent) return;
+        sent = event.sequence;
+        sse.send(publicEvent(event), { id: event.sequence, event: event.type });
+      };
+      let closed = false;
+      reply.raw.once('close', () => {
+        closed = true;
+        live?.stop();
+      });
+      const liveFrom = live?.events[0]?.sequence ?? Number.POSITIVE_INFINITY;
+      for (const event of journal) if (event.sequence < liveFrom) send(event);
+      if (live) {
+        for (const event of live.events) send(event);
+        for (const event of buffered) send(event);
+        if (ended) sse.end();
+        else {
+          deliver = send;
+          finish = () => {
+            live.stop();
+            sse.end();
+          };
+        }
+        return reply;
+      }
+      // Not live here: a finished or paused run ends now; a running one (another process) is read again.
+      let status = stored?.status;
+      while (status === 'running' && !closed) {
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        const again = await context.store.readRun(id).catch(() => undefined);
+        if (!again) break;
+        for (const event of again.events.filter(isOwn)) send(event);
+        status = again.status;
+      }
+      sse.end();
+      return reply;
+    },
+  );
+}

@@ -1,0 +1,123 @@
+import type { RunEvent, RunSummary, StoredRun } from '@bridle/protocol';
+import { redactCredentials } from './redact-credentials';
+
+/** A run's usage as the API shows it. */
+export interface RunUsage {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd?: number;
+}
+
+/** One row of `GET /api/runs`. */
+export interface RunRow {
+  runId: string;
+  status: string;
+  /** The model id, credentials removed. */
+  model?: string;
+  sessionId?: string;
+  createdAt: string;
+  updatedAt: string;
+  /** From the latest `run_end` (absent while the first segment runs). */
+  steps?: number;
+  toolCalls?: number;
+  usage?: RunUsage;
+  /** Time spent running, summed over the run's ended segments, in ms. */
+  durationMs?: number;
+}
+
+/** `GET /api/runs/:id`: the row, the pending calls and state of a paused run, and every event. */
+export interface RunDetail extends RunRow {
+  pendingApprovals?: { callId: string; name: string; arguments: unknown }[];
+  state?: unknown;
+  events: RunEvent[];
+}
+
+/**
+ * An event as the API shows it: model ids without credentials (a base URL may carry `user:pass@` or a
+ * `?key=`), and no system prompt (it is the operator's, not the API client's).
+ */
+export function publicEvent(event: RunEvent): RunEvent {
+  if (event.type === 'run_start') {
+    const { system: _system, ...rest } = event;
+    return { ...rest, model: redactCredentials(event.model) };
+  }
+  if (event.type === 'model_end' && event.model !== undefined)
+    return { ...event, model: redactCredentials(event.model) };
+  return event;
+}
+
+/** The run's own events (a sub-agent's are journaled under its own id). */
+function ownEvents(run: StoredRun): RunEvent[] {
+  return run.events.filter((event) => event.runId === run.runId && event.parentRunId === undefined);
+}
+
+function lastEnd(events: readonly RunEvent[]) {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index] as RunEvent;
+    if (event.type === 'run_end') return event;
+  }
+  return undefined;
+}
+
+/** The row of a run, from its summary and (when read) its journal. */
+export function runRow(summary: RunSummary, run?: StoredRun): RunRow {
+  const row: RunRow = {
+    runId: summary.runId,
+    status: summary.status,
+    ...(summary.model === undefined ? {} : { model: redactCredentials(summary.model) }),
+    ...(summary.sessionId === undefined ? {} : { sessionId: summary.sessionId }),
+    createdAt: summary.createdAt,
+    updatedAt: summary.updatedAt,
+  };
+  if (!run) return row;
+  const events = ownEvents(run);
+  const end = lastEnd(events);
+  if (end) {
+    row.steps = end.steps;
+    row.toolCalls = end.toolCalls;
+    row.usage = end.usage;
+  }
+  let durationMs = 0;
+  let ended = false;
+  for (const event of events) {
+    if (event.type === 'run_end') {
+      durationMs += event.durationMs;
+      ended = true;
+    }
+  }
+  if (ended) row.durationMs = durationMs;
+  return row;
+}
+
+/** `GET /api/runs/:id`. */
+export function runDetail(run: StoredRun): RunDetail {
+  const events = ownEvents(run);
+  const first = events.find((event) => event.type === 'run_start');
+  const summary: RunSummary = {
+    runId: run.runId,
+    status: run.status,
+    ...(first?.type === 'run_start' ? { model: first.model } : {}),
+    ...(first?.type === 'run_start' && first.sessionId !== undefined ? { sessionId: first.sessionId } : {}),
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+  };
+  const end = lastEnd(events);
+  return {
+    ...runRow(summary, run),
+    ...(run.status === 'awaiting_approval' ? { pendingApprovals: end?.pendingApprovals ?? [] } : {}),
+    ...(run.state === undefined ? {} : { state: run.state }),
+    events: events.map(publicEvent),
+  };
+}
+
+/** The calls a paused run waits on (its last `run_end`'s), or none. */
+export function pendingCalls(run: StoredRun): { callId: string; name: string; arguments: unknown }[] {
+  if (run.status !== 'awaiting_approval') return [];
+  return lastEnd(ownEvents(run))?.pendingApprovals ?? [];
+}
+
+/** The session of a run (its first `run_start`'s). */
+export function runSessionId(run: StoredRun): string | undefined {
+  const first = run.events.find((event) => event.type === 'run_start');
+  return first?.type === 'run_start' ? first.sessionId : undefined;
+}
