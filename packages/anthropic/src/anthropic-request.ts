@@ -5,9 +5,10 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { AssistantMessage, ModelRequest } from '@bridle/protocol';
+import { wireSchema } from '@bridle/protocol/internal';
 import { addCacheBreakpoints } from './anthropic-cache';
 import { thinkingBlocksFor } from './anthropic-provider-data';
-import { toolInputObject, wireSchema } from './tool-arguments';
+import { toolInputObject } from './tool-input-object';
 
 /** What the request builder needs from the options, already validated. */
 export interface AnthropicRequestSettings {

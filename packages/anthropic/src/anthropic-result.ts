@@ -1,7 +1,7 @@
 import type { Message } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelResponse, ToolCall, Usage } from '@bridle/protocol';
+import { providerError } from '@bridle/protocol/internal';
 import { anthropicProviderData, isThinkingBlock, type ThinkingBlockData } from './anthropic-provider-data';
-import { providerError } from './map-anthropic-error';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason';
 
 /** Anthropic's usage fields (any of them may be missing or null, as in stream events). */
@@ -44,6 +44,7 @@ export function checkStopReason(stopReason: string | null | undefined, response:
   if (mapAnthropicStopReason(stopReason) === 'length' && calls.length > 0) {
     const names = calls.map((call) => call.name).join(', ');
     throw providerError(
+      'anthropic',
       'bad_request',
       `the output token limit (${label}) cut the answer in the middle of a tool call (${names}); the call was not run`,
       { advice: 'Raise maxTokens (thinking spends output tokens too), or ask for smaller tool arguments.' },
@@ -51,19 +52,25 @@ export function checkStopReason(stopReason: string | null | undefined, response:
   }
   if (response.content !== '' || calls.length > 0) return;
   if (stopReason === 'model_context_window_exceeded') {
-    throw providerError('context_length', 'the model context window was exceeded before any output');
+    throw providerError('anthropic', 'context_length', 'the model context window was exceeded before any output');
   }
   if (stopReason === 'max_tokens') {
     throw providerError(
+      'anthropic',
       'bad_request',
       `the answer was cut off by the output token limit (${label}) before any text or tool call`,
       { advice: 'Raise maxTokens (thinking spends output tokens too).' },
     );
   }
   if (stopReason === 'refusal') {
-    throw providerError('bad_request', `the model declined to answer (${label}) before any text or tool call`, {
-      advice: 'Rephrase the request; retrying it unchanged will likely be refused again.',
-    });
+    throw providerError(
+      'anthropic',
+      'bad_request',
+      `the model declined to answer (${label}) before any text or tool call`,
+      {
+        advice: 'Rephrase the request; retrying it unchanged will likely be refused again.',
+      },
+    );
   }
 }
 

@@ -1,10 +1,9 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelResponse, ModelStreamPart, ToolCall } from '@bridle/protocol';
 import { abortReason } from '@bridle/protocol';
+import { parseToolArguments, providerError } from '@bridle/protocol/internal';
 import type { ThinkingBlockData } from './anthropic-provider-data';
 import { type AnthropicUsageFields, finishAnthropicResponse, fromAnthropicUsage } from './anthropic-result';
-import { providerError } from './map-anthropic-error';
-import { parseToolInput } from './tool-arguments';
 
 interface PendingToolUse {
   id: string;
@@ -17,7 +16,7 @@ interface PendingToolUse {
 /** A streamed tool_use's arguments: its `input_json_delta` text, or the start input when no delta brought any. */
 function toolUseArguments(toolUse: PendingToolUse): unknown {
   if (toolUse.json.trim() === '' && toolUse.input !== undefined && toolUse.input !== null) return toolUse.input;
-  return parseToolInput(toolUse.json);
+  return parseToolArguments(toolUse.json);
 }
 
 /** Copies the usage numbers an event carries over what is known (stream usage is cumulative; nulls mean "unchanged"). */
@@ -107,7 +106,7 @@ export async function* readAnthropicStream(
     }
   }
   if (signal.aborted) throw abortReason(signal);
-  if (!finished) throw providerError('network', 'the message stream ended before message_stop');
+  if (!finished) throw providerError('anthropic', 'network', 'the message stream ended before message_stop');
 
   const toolCalls: ToolCall[] = [...toolUses.entries()]
     .sort(([a], [b]) => a - b)

@@ -6,20 +6,10 @@ import {
   type ProviderErrorCode,
   parseRetryAfter,
 } from '@bridle/protocol';
-import { connectionDetail } from './connection-detail';
+import { codeForStatus, connectionDetail, providerError } from '@bridle/protocol/internal';
 
 const PROVIDER = 'anthropic';
 const CONTEXT_LENGTH = /prompt is too long|context window|context length|too many tokens/i;
-const ADVICE: Record<ProviderErrorCode, string> = {
-  rate_limited: 'Wait and retry, or lower the request rate.',
-  auth: 'Check ANTHROPIC_API_KEY (or the apiKey option), and the account and its billing.',
-  bad_request: 'Check the model name, messages and tool schemas.',
-  context_length: 'Shorten the conversation (context.maxContextChars) or lower maxTokens.',
-  server: 'Anthropic failed or is overloaded; retry later.',
-  network: 'Check the network and the base URL.',
-  timeout: 'Anthropic did not answer in time; retry, or raise the client timeout.',
-};
-
 /** Bridle codes for Anthropic error types (used when there is no HTTP status, as in a stream `error` event). */
 const CODE_BY_TYPE: Record<string, ProviderErrorCode> = {
   invalid_request_error: 'bad_request',
@@ -34,35 +24,11 @@ const CODE_BY_TYPE: Record<string, ProviderErrorCode> = {
   overloaded_error: 'server',
 };
 
-/**
- * A `ProviderError` with the standard message: what failed, Anthropic's words, and what to do (the advice for the
- * code unless `advice` says better).
- */
-export function providerError(
-  code: ProviderErrorCode,
-  detail: string,
-  extra: { status?: number; retryAfterMs?: number; cause?: unknown; advice?: string } = {},
-): ProviderError {
-  const { advice = ADVICE[code], ...fields } = extra;
-  const status = fields.status === undefined ? '' : ` (HTTP ${fields.status})`;
-  return new ProviderError({
-    code,
-    provider: PROVIDER,
-    // One period between the detail and the advice, whatever the detail ends with ("Connection error.").
-    message: `anthropic request failed${status}: ${detail.replace(/[.\s]+$/, '')}. ${advice}`,
-    ...fields,
-  });
-}
-
 function codeFor(status: number | undefined, type: string | null, message: string): ProviderErrorCode {
   if (CONTEXT_LENGTH.test(message) && (status === undefined || status === 400 || status === 413))
     return 'context_length';
   if (status === undefined) return (type && CODE_BY_TYPE[type]) || 'server';
-  if (status === 429) return 'rate_limited';
-  if (status === 401 || status === 402 || status === 403) return 'auth';
-  if (status === 408) return 'timeout';
-  if (status >= 500 || status === 409) return 'server';
-  return 'bad_request';
+  return codeForStatus(status);
 }
 
 /**
@@ -76,21 +42,22 @@ export function mapAnthropicError(error: unknown, signal: AbortSignal, url: stri
   if (ProviderError.isInstance(error)) return error;
   if (error instanceof APIUserAbortError) return new DOMException('This operation was aborted', 'AbortError');
   if (error instanceof APIConnectionTimeoutError)
-    return providerError('timeout', connectionDetail(error, url), { cause: error });
+    return providerError(PROVIDER, 'timeout', connectionDetail(error, url), { cause: error });
   if (error instanceof APIConnectionError)
-    return providerError('network', connectionDetail(error, url), { cause: error });
+    return providerError(PROVIDER, 'network', connectionDetail(error, url), { cause: error });
   if (error instanceof APIError) {
     const detail = error.type ? `${error.type}: ${error.apiMessage ?? error.message}` : error.message;
     const code = codeFor(error.status, error.type, error.apiMessage ?? error.message);
     const retryAfterMs = code === 'rate_limited' || code === 'server' ? parseRetryAfter(error.headers) : undefined;
-    return providerError(code, detail, {
+    return providerError(PROVIDER, code, detail, {
       cause: error,
       ...(error.status === undefined ? {} : { status: error.status }),
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     });
   }
-  if (isNetworkFailure(error)) return providerError('network', connectionDetail(error as Error, url), { cause: error });
+  if (isNetworkFailure(error))
+    return providerError(PROVIDER, 'network', connectionDetail(error as Error, url), { cause: error });
   if (error instanceof SyntaxError)
-    return providerError('server', `malformed data in the response (${error.message})`, { cause: error });
+    return providerError(PROVIDER, 'server', `malformed data in the response (${error.message})`, { cause: error });
   return error;
 }

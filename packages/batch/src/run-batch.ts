@@ -1,6 +1,6 @@
 import type { Usage } from '@bridle/protocol';
 import { agentRun } from './agent-run';
-import { retryPolicy } from './backoff';
+import { retryPolicy } from './retry-policy';
 import { runItem } from './run-item';
 import type { BatchItem, BatchProgress, BatchResult, BatchRunEvent, BatchRunFunction, RunBatchOptions } from './types';
 import { validateBatchOptions } from './validate-options';

@@ -1,5 +1,6 @@
 import { BridleError, ProviderError, type Usage } from '@bridle/protocol';
-import { backoffDelay, type RetryPolicy, sleep } from './backoff';
+import { backoffDelay, errorMessage, sleep } from '@bridle/protocol/internal';
+import type { RetryPolicy } from './retry-policy';
 import type { BatchResult, BatchRunEvent, BatchRunFunction, BatchRunOutcome, BatchStatus } from './types';
 
 /** What `runItem` needs from the batch: shared for every item. */
@@ -16,10 +17,6 @@ export interface ItemRunSetup<I> {
 
 /** Statuses that say the run failed in a way another attempt may fix. */
 const RETRYABLE_STATUSES: ReadonlySet<BatchStatus> = new Set(['model_error', 'timeout']);
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** A thrown error that another attempt cannot fix (bad options or a bad item). */
 function isPermanent(error: unknown): boolean {
@@ -56,7 +53,7 @@ export async function runItem<I>(item: I, index: number, id: string, setup: Item
     } catch (error) {
       threw = true;
       thrown = error;
-      outcome = { status: signal.aborted ? 'aborted' : 'error', error: messageOf(error) };
+      outcome = { status: signal.aborted ? 'aborted' : 'error', error: errorMessage(error) };
     }
     if (outcome.usage) {
       usage.inputTokens += outcome.usage.inputTokens;
@@ -83,7 +80,7 @@ export async function runItem<I>(item: I, index: number, id: string, setup: Item
     }
     setup.onRetry();
     const least = ProviderError.isInstance(thrown) ? (thrown.retryAfterMs ?? 0) : 0;
-    const waited = await sleep(backoffDelay(policy, attempts, setup.random, least), signal);
+    const waited = await sleep(backoffDelay(policy, attempts, { retryAfterMs: least, random: setup.random }), signal);
     if (!waited) return result('aborted', `aborted while waiting to retry: ${outcome.error ?? outcome.status}`);
   }
 }

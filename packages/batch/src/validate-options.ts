@@ -1,14 +1,6 @@
 import { ConfigError, describeValue } from '@bridle/protocol';
+import { integerOption } from '@bridle/protocol/internal';
 import type { RunBatchOptions } from './types';
-
-function checkInteger(value: unknown, name: string, least: number): void {
-  if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < least) {
-    throw new ConfigError(
-      `runBatch: ${name} must be an integer >= ${least}, got ${describeValue(value)}. Pass e.g. ${name}: ${Math.max(least, 1)}.`,
-    );
-  }
-}
 
 /** Throws `ConfigError` naming the first bad option of `runBatch` / `streamBatch`. */
 export function validateBatchOptions(items: unknown, options: RunBatchOptions<unknown>): void {
@@ -34,10 +26,10 @@ export function validateBatchOptions(items: unknown, options: RunBatchOptions<un
       );
     }
   }
-  checkInteger(options.concurrency, 'concurrency', 1);
-  checkInteger(options.retry?.maxRetries, 'retry.maxRetries', 0);
-  checkInteger(options.retry?.baseDelayMs, 'retry.baseDelayMs', 0);
-  checkInteger(options.retry?.maxDelayMs, 'retry.maxDelayMs', 0);
+  integerOption('concurrency', options.concurrency, undefined, { min: 1, where: 'runBatch' });
+  integerOption('retry.maxRetries', options.retry?.maxRetries, undefined, { min: 0, where: 'runBatch' });
+  integerOption('retry.baseDelayMs', options.retry?.baseDelayMs, undefined, { min: 0, where: 'runBatch' });
+  integerOption('retry.maxDelayMs', options.retry?.maxDelayMs, undefined, { min: 0, where: 'runBatch' });
   if (options.readOnlyTools !== undefined && !Array.isArray(options.readOnlyTools)) {
     throw new ConfigError(
       `runBatch: readOnlyTools must be an array of tool names, got ${describeValue(options.readOnlyTools)}.`,

@@ -1,6 +1,6 @@
 import type { Tool, ToolCall } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import type { ToolRegistry } from '@bridle/registry';
-import { errorMessage } from './error-message';
 import type { Batch, Decision } from './loop-state';
 import { Cancelled, type RunScope } from './run-scope';
 import type { ApprovalDecision, ApproveHook, PendingApproval } from './types';

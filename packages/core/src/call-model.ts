@@ -1,9 +1,6 @@
 import { describeValue, type Model, type ModelRequest, type ModelResponse, ModelResponseError } from '@bridle/protocol';
+import { isThenable } from '@bridle/protocol/internal';
 import type { RunScope } from './run-scope';
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
 
 function closeQuietly(iterator: AsyncIterator<unknown>): void {
   // Ask the producer to stop, but never wait for it: a stream that ignores its signal must not hold the run.

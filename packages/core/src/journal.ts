@@ -1,5 +1,5 @@
 import { BridleError, type RunEvent, type Store } from '@bridle/protocol';
-import { errorMessage } from './error-message';
+import { errorMessage } from '@bridle/protocol/internal';
 
 const JOURNAL_MARKER = Symbol.for('bridle.error.journal');
 

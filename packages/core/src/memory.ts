@@ -1,6 +1,7 @@
 import { compact, selectContext, selectContextByTokens, type TokenCounter } from '@bridle/context';
 import { ConfigError, ContextLimitError, type Message, type Model } from '@bridle/protocol';
-import { functionOption, integerOption, objectOption } from './option-checks';
+import { integerOption } from '@bridle/protocol/internal';
+import { functionOption, objectOption } from './option-checks';
 
 /** A custom memory: given the conversation (with the new user message last), returns what to keep. */
 export type MemoryStrategy = (
@@ -52,8 +53,8 @@ export function resolveMemory(value: unknown): Memory | undefined {
   }
   const options = objectOption<MemoryOptions>('memory', value, ['maxContextChars', 'maxTokens', 'counter', 'compact']);
   if (!options) return undefined;
-  integerOption('memory.maxContextChars', options.maxContextChars, 1, 1);
-  integerOption('memory.maxTokens', options.maxTokens, 1, 1);
+  integerOption('memory.maxContextChars', options.maxContextChars, 1, { min: 1 });
+  integerOption('memory.maxTokens', options.maxTokens, 1, { min: 1 });
   functionOption('memory.counter', options.counter);
   if ((options.maxContextChars === undefined) === (options.maxTokens === undefined))
     throw new ConfigError(

@@ -5,22 +5,6 @@ export function invalidOption(name: string, expected: string, value: unknown): n
   throw new ConfigError(`Invalid option ${name}: expected ${expected}, got ${describeValue(value)}.`);
 }
 
-/** An integer option in `[min, Number.MAX_SAFE_INTEGER]`, or `fallback` when undefined. */
-export function integerOption(
-  name: string,
-  value: unknown,
-  fallback: number,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min} (a safe integer)` : `from ${min} to ${max}`;
-    invalidOption(name, `an integer ${range}`, value);
-  }
-  return value;
-}
-
 /** A finite number option in `[min, max]`, or `fallback` when undefined. */
 export function numberOption(name: string, value: unknown, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;

@@ -6,9 +6,8 @@ import {
   type ToolDefinition,
   validateModelResponse,
 } from '@bridle/protocol';
-import { backoffDelay } from './backoff';
+import { backoffDelay, errorMessage } from '@bridle/protocol/internal';
 import { callModel } from './call-model';
-import { errorMessage } from './error-message';
 import type { EventSink } from './event-sink';
 import type { ResolvedOptions } from './resolve-options';
 import { type CallSignal, Cancelled, type RunScope } from './run-scope';
@@ -75,7 +74,7 @@ export async function requestModel(
     let wait = 0;
     let willRetry = retryable && attempt <= options.retry.maxRetries;
     if (willRetry) {
-      wait = backoffDelay(options.retry, attempt - 1, (failure as ProviderError).retryAfterMs);
+      wait = backoffDelay(options.retry, attempt, { retryAfterMs: (failure as ProviderError).retryAfterMs });
       if (wait >= scope.remainingMs()) {
         willRetry = false;
         message += ` (not retried: the ${Math.ceil(wait)} ms backoff would pass the run's deadline)`;

@@ -1,7 +1,8 @@
 import type { EventObserver, RunEvent } from '@bridle/events';
 import { assertTranscript, ConfigError, type Message, type Model, type Store, type Tool } from '@bridle/protocol';
+import { integerOption } from '@bridle/protocol/internal';
 import { ToolRegistry } from '@bridle/registry';
-import { checkKeys, functionOption, integerOption, invalidOption, numberOption, objectOption } from './option-checks';
+import { checkKeys, functionOption, invalidOption, numberOption, objectOption } from './option-checks';
 import { registryFor } from './registry-cache';
 import { compileOutput, type OutputCheck } from './structured-output';
 import type { ApproveHook, BudgetOptions, ContextOptions, RetryOptions, RunAgentOptions } from './types';
@@ -122,7 +123,7 @@ function resolveOnEvent(onEvent: unknown): ResolvedOptions['onEvent'] {
 
 function resolveRetry(value: unknown): Required<RetryOptions> {
   const retry = objectOption<RetryOptions>('retry', value, ['maxRetries', 'baseDelayMs', 'maxDelayMs']) ?? {};
-  const maxRetries = integerOption('retry.maxRetries', retry.maxRetries, 2, 0, 100);
+  const maxRetries = integerOption('retry.maxRetries', retry.maxRetries, 2, { min: 0, max: 100 });
   const baseDelayMs = numberOption('retry.baseDelayMs', retry.baseDelayMs, 500, 0, MAX_TIMER_MS);
   const maxDelayMs = numberOption(
     'retry.maxDelayMs',
@@ -203,24 +204,24 @@ export function resolveOptions(
     registry: resolveRegistry(options.tools),
     system: options.system,
     ...(resumed ? { prompt: undefined, messages: [] } : resolveMessages(options)),
-    maxSteps: integerOption('maxSteps', options.maxSteps, 10, 1),
+    maxSteps: integerOption('maxSteps', options.maxSteps, 10, { min: 1 }),
     maxToolCalls: resolveMaxToolCalls(options.maxToolCalls),
     timeoutMs,
     signal: resolveSignal(options.signal),
     maxContextChars:
       context?.maxContextChars === undefined
         ? undefined
-        : integerOption('context.maxContextChars', context.maxContextChars, 0, 1),
+        : integerOption('context.maxContextChars', context.maxContextChars, 0, { min: 1 }),
     maxToolResultChars: integerOption(
       'context.maxToolResultChars',
       context?.maxToolResultChars,
       DEFAULT_MAX_TOOL_RESULT_CHARS,
-      1,
+      { min: 1 },
     ),
     onEvent: resolveOnEvent(options.onEvent),
     onObserverError: functionOption('onObserverError', options.onObserverError),
     approve: functionOption('approve', options.approve),
-    toolConcurrency: integerOption('toolConcurrency', options.toolConcurrency, 4, 1),
+    toolConcurrency: integerOption('toolConcurrency', options.toolConcurrency, 4, { min: 1 }),
     retry: resolveRetry(options.retry),
     output: options.output === undefined ? undefined : compileOutput(options.output),
     stream: options.stream ?? false,

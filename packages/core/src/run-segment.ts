@@ -1,5 +1,5 @@
 import type { RunStartBody } from '@bridle/protocol';
-import { errorMessage } from './error-message';
+import { errorMessage } from '@bridle/protocol/internal';
 import { eventSink, isSilent } from './event-sink';
 import { Journal, JournalError } from './journal';
 import type { Ending, LoopState } from './loop-state';

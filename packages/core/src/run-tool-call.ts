@@ -1,7 +1,7 @@
 import { boundToolResult } from '@bridle/context';
 import type { Tool, ToolCall, ToolMessage } from '@bridle/protocol';
+import { errorMessage, isThenable } from '@bridle/protocol/internal';
 import type { ToolRegistry } from '@bridle/registry';
-import { errorMessage } from './error-message';
 import type { EventSink } from './event-sink';
 import type { Journal } from './journal';
 import type { Decision } from './loop-state';
@@ -41,10 +41,6 @@ export function cancelledText(reason: CancelReason, toolName: string, started: b
 }
 
 const failed = (content: string): ToolOutcome => ({ content, isError: true });
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
 
 /** Turns a rejection of the async part of a call into an outcome: cancelled, or the failure itself. */
 function settled(

@@ -1,6 +1,6 @@
 import { ConfigError } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import { compileSchema, isStandardSchema, type StandardSchemaV1, toJsonSchema } from '@bridle/registry';
-import { errorMessage } from './error-message';
 
 /** The outcome of checking a final answer against the `output` schema. */
 export type OutputVerdict = { ok: true; value: unknown } | { ok: false; problem: string };

@@ -1,4 +1,4 @@
-import { errorMessage } from './error-message';
+import { errorMessage } from '@bridle/protocol/internal';
 
 /** A tool message body before bounding. */
 export interface ToolOutcome {

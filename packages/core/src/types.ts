@@ -68,13 +68,16 @@ export interface ContextOptions {
   maxToolResultChars?: number;
 }
 
-/** Retries of retryable `ProviderError`s, with exponential backoff and full jitter. */
+/**
+ * Retries of retryable `ProviderError`s, with exponential backoff and jitter: before retry `n` (from 1), a random
+ * wait between half and all of `min(maxDelayMs, baseDelayMs * 2^(n-1))`, never less than `retryAfterMs`.
+ */
 export interface RetryOptions {
   /** Retries after the first attempt of one step; default 2, at most 100. */
   maxRetries?: number;
-  /** The first backoff ceiling in ms (doubles each retry); default 500. */
+  /** The first backoff step in ms (doubles each retry); default 500. */
   baseDelayMs?: number;
-  /** The largest backoff ceiling in ms; default 8,000. A provider's `retryAfterMs` may exceed it. */
+  /** The largest backoff step in ms; default 8,000. A provider's `retryAfterMs` may exceed it. */
   maxDelayMs?: number;
 }
 

@@ -21,11 +21,11 @@ describe('retries with fake timers', () => {
     const running = runAgent({ model, prompt: 'x', retry: { baseDelayMs: 100, maxDelayMs: 1_000 } });
     await vi.advanceTimersByTimeAsync(0);
     expect(model.requests).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(49); // first wait: 0.5 * 100 ms
+    await vi.advanceTimersByTimeAsync(74); // first wait: half the 100 ms step + 0.5 of the other half
     expect(model.requests).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(model.requests).toHaveLength(2);
-    await vi.advanceTimersByTimeAsync(99); // second wait: 0.5 * 200 ms
+    await vi.advanceTimersByTimeAsync(149); // second wait: 0.75 * 200 ms
     expect(model.requests).toHaveLength(2);
     await vi.advanceTimersByTimeAsync(1);
     const result = await running;
@@ -48,11 +48,11 @@ describe('retries with fake timers', () => {
     const model = faultyModel(scriptedModel([]), () => ({ type: 'provider_error', code: 'timeout' }));
     const events = recorder();
     const running = runAgent({ model, prompt: 'x', onEvent: events.onEvent });
-    await vi.advanceTimersByTimeAsync(249);
+    await vi.advanceTimersByTimeAsync(374); // 0.75 * 500 ms
     expect(model.requests).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(model.requests).toHaveLength(2);
-    await vi.advanceTimersByTimeAsync(500);
+    await vi.advanceTimersByTimeAsync(750); // 0.75 * 1,000 ms
     const result = await running;
     expect(result.status).toBe('model_error');
     expect(model.requests).toHaveLength(3);

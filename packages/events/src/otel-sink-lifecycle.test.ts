@@ -252,10 +252,10 @@ describe('otelSink robustness', () => {
       'otelSink: `tracer` must be an OpenTelemetry Tracer, e.g. trace.getTracer("my-app")',
     );
     expect(() => otelSink({ tracer, maxAttributeChars: 0 })).toThrow(
-      'otelSink: `maxAttributeChars` must be a positive integer, got 0',
+      'Invalid otelSink option maxAttributeChars: expected an integer >= 1 (a safe integer), got number 0.',
     );
     expect(() => otelSink({ tracer, maxOpenRuns: 1.5 })).toThrow(
-      'otelSink: `maxOpenRuns` must be a positive integer, got 1.5',
+      'Invalid otelSink option maxOpenRuns: expected an integer >= 1 (a safe integer), got number 1.5.',
     );
   });
 });

@@ -1,4 +1,5 @@
 import { ConfigError } from '@bridle/protocol';
+import { integerOption } from '@bridle/protocol/internal';
 import type { Attributes, Context, Span, SpanKind, SpanStatusCode, Tracer } from '@opentelemetry/api';
 import { assistantMessages, jsonText, systemInstructions, truncate, userMessages } from './otel-content';
 import { epochMsOf, spanContext, toHrTime } from './otel-span-context';
@@ -73,8 +74,14 @@ export function otelSink(options: OtelSinkOptions): OtelSink {
   if (typeof tracer?.startSpan !== 'function') {
     throw new ConfigError('otelSink: `tracer` must be an OpenTelemetry Tracer, e.g. trace.getTracer("my-app")');
   }
-  const maxChars = positiveInteger('maxAttributeChars', options.maxAttributeChars, DEFAULT_MAX_ATTRIBUTE_CHARS);
-  const maxOpenRuns = positiveInteger('maxOpenRuns', options.maxOpenRuns, DEFAULT_MAX_OPEN_RUNS);
+  const maxChars = integerOption('maxAttributeChars', options.maxAttributeChars, DEFAULT_MAX_ATTRIBUTE_CHARS, {
+    min: 1,
+    where: 'otelSink',
+  });
+  const maxOpenRuns = integerOption('maxOpenRuns', options.maxOpenRuns, DEFAULT_MAX_OPEN_RUNS, {
+    min: 1,
+    where: 'otelSink',
+  });
   const runs = new Map<string, RunState>();
 
   const report = (error: unknown) => {
@@ -272,12 +279,4 @@ export function otelSink(options: OtelSinkOptions): OtelSink {
       return runs.size;
     },
   };
-}
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigError(`otelSink: \`${name}\` must be a positive integer, got ${String(value)}`);
-  }
-  return value;
 }

@@ -1,3 +1,4 @@
+import { isThenable } from '@bridle/protocol/internal';
 import { isoTimestamp } from './iso-timestamp';
 import type { EventObserver, RunEvent, RunEventInput } from './types';
 
@@ -143,8 +144,4 @@ function roundMs(ms: number): number {
 
 function elapsed(start: number | undefined, now: number): number {
   return start === undefined ? 0 : roundMs(now - start);
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { boundToolResult } from '@bridle/context';
 import { ConfigError, describeValue, type Tool } from '@bridle/protocol';
+import { integerOption } from '@bridle/protocol/internal';
 import { ToolRegistry } from '@bridle/registry';
 import { type CallToolResult, Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -35,12 +36,6 @@ export interface McpServeHandle {
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
 let connections = 0;
 
-function positiveInteger(value: unknown, name: string): void {
-  if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)) {
-    throw new ConfigError(`serveMcp: ${name} must be a positive integer, got ${describeValue(value)}.`);
-  }
-}
-
 function errorResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
@@ -68,8 +63,8 @@ function resultText(value: unknown, name: string): { text: string; isError: bool
  */
 export function serveMcp(tools: readonly Tool[], options: ServeMcpOptions = {}): McpServeHandle {
   const registry = new ToolRegistry(tools);
-  positiveInteger(options.maxResultChars, 'maxResultChars');
-  positiveInteger(options.timeoutMs, 'timeoutMs');
+  integerOption('maxResultChars', options.maxResultChars, undefined, { min: 1, where: 'serveMcp' });
+  integerOption('timeoutMs', options.timeoutMs, undefined, { min: 1, where: 'serveMcp' });
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   const runId = `mcp-${process.pid}-${++connections}`;
   const serial = runSerially();

@@ -1,4 +1,5 @@
 import { ConfigError, type Tool, type ToolContext } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import { ToolRegistry } from '@bridle/registry';
 import { type Tool as McpTool, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { convertResult } from './convert-result';
@@ -24,10 +25,6 @@ interface Listing {
 
 function isTimeout(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -95,7 +92,7 @@ export class ServerConnection implements McpConnection {
         return session;
       })
       .catch((error: unknown) => {
-        throw this.#fail(`MCP server "${this.name}" could not be connected: ${messageOf(error)}`, error);
+        throw this.#fail(`MCP server "${this.name}" could not be connected: ${errorMessage(error)}`, error);
       })
       .finally(() => {
         this.#opening = undefined;
@@ -169,14 +166,14 @@ export class ServerConnection implements McpConnection {
       if (listing !== undefined) {
         // Never a silently empty list: the tools stay, and their calls say what is wrong.
         this.#warn(
-          `MCP server "${this.name}" could not list its tools again (${messageOf(error)}); keeping the last list.`,
+          `MCP server "${this.name}" could not list its tools again (${errorMessage(error)}); keeping the last list.`,
         );
         return listing.tools;
       }
       throw this.#fail(
-        messageOf(error).startsWith(`MCP server "${this.name}"`)
-          ? messageOf(error)
-          : `MCP server "${this.name}" could not list its tools: ${messageOf(error)}`,
+        errorMessage(error).startsWith(`MCP server "${this.name}"`)
+          ? errorMessage(error)
+          : `MCP server "${this.name}" could not list its tools: ${errorMessage(error)}`,
         error,
       );
     }
@@ -207,7 +204,7 @@ export class ServerConnection implements McpConnection {
         // The very check the run's registry makes: a tool that passes here cannot break a run.
         new ToolRegistry([tool]);
       } catch (error) {
-        this.#warn(`MCP server "${this.name}": tool "${mcpTool.name}" is skipped: ${messageOf(error)}`);
+        this.#warn(`MCP server "${this.name}": tool "${mcpTool.name}" is skipped: ${errorMessage(error)}`);
         continue;
       }
       tools.push(tool);
@@ -264,7 +261,7 @@ export class ServerConnection implements McpConnection {
       session = await this.#ensureSession();
     } catch (error) {
       throw this.#fail(
-        `${messageOf(error)} (while calling tool "${mcpTool.name}"; it is tried again on the next call)`,
+        `${errorMessage(error)} (while calling tool "${mcpTool.name}"; it is tried again on the next call)`,
         error,
       );
     }
@@ -290,7 +287,7 @@ export class ServerConnection implements McpConnection {
           error,
         );
       }
-      throw this.#fail(`${label} failed: ${messageOf(error)}`, error);
+      throw this.#fail(`${label} failed: ${errorMessage(error)}`, error);
     }
     const text = this.#redact(convertResult(result));
     if (result.isError === true) throw new Error(text === '' ? `${label} reported an error without a message.` : text);

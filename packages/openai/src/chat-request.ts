@@ -1,4 +1,5 @@
 import type { ModelRequest } from '@bridle/protocol';
+import { wireSchema } from '@bridle/protocol/internal';
 import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionFunctionTool,
@@ -6,7 +7,7 @@ import type {
 } from 'openai/resources/chat/completions/completions';
 import { extraBodyFields } from './extra-body-fields';
 import type { RequestSettings } from './responses-request';
-import { stringifyToolArguments, wireSchema } from './tool-arguments';
+import { stringifyToolArguments } from './stringify-tool-arguments';
 
 /** Transcript to Chat Completions messages: the system prompt first, tool calls as `tool_calls`, results as `tool`. */
 export function toChatMessages(

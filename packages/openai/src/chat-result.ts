@@ -1,9 +1,9 @@
 import type { ModelResponse, Usage } from '@bridle/protocol';
+import { providerError } from '@bridle/protocol/internal';
 import type { ChatCompletion } from 'openai/resources/chat/completions/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import { type ChatToolCallPiece, chatMessageToolCalls } from './chat-tool-calls';
 import { checkStopReason } from './check-stop-reason';
-import { providerError } from './map-openai-error';
 import { mapChatFinishReason } from './map-openai-finish-reason';
 import { openaiProviderData } from './openai-provider-data';
 

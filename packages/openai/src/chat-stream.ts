@@ -1,9 +1,9 @@
 import type { ModelResponse, ModelStreamPart, Usage } from '@bridle/protocol';
 import { abortReason } from '@bridle/protocol';
+import { providerError } from '@bridle/protocol/internal';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions/completions';
 import { chatText, finishChatResult, fromChatUsage } from './chat-result';
 import { ChatToolCallAssembler, type ChatToolCallPiece } from './chat-tool-calls';
-import { providerError } from './map-openai-error';
 
 /**
  * Reads a Chat Completions chunk stream: yields content (and refusal) deltas as text deltas, assembles tool calls

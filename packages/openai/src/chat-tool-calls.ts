@@ -1,5 +1,5 @@
 import type { ToolCall } from '@bridle/protocol';
-import { parseToolArguments } from './tool-arguments';
+import { parseToolArguments } from '@bridle/protocol/internal';
 
 /** A tool call as a Chat Completions server sends it, in a message or as one stream delta (loosely typed on purpose). */
 export interface ChatToolCallPiece {

@@ -1,5 +1,5 @@
 import type { ModelResponse } from '@bridle/protocol';
-import { providerError } from './map-openai-error';
+import { providerError } from '@bridle/protocol/internal';
 
 const CUT_ADVICE = 'Raise maxOutputTokens (reasoning models spend output tokens on reasoning first).';
 const FILTER_ADVICE = 'Rephrase the request; retrying it unchanged will likely be filtered again.';

@@ -5,27 +5,15 @@ import {
   type ProviderErrorCode,
   parseRetryAfter,
 } from '@bridle/protocol';
+import { codeForStatus, connectionDetail, providerError } from '@bridle/protocol/internal';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { connectionDetail } from './connection-detail';
 
 const CONTEXT_LENGTH =
   /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|reduce the length/i;
-const ADVICE: Record<ProviderErrorCode, string> = {
-  rate_limited: 'Wait and retry, or lower the request rate.',
-  auth: 'Check OPENAI_API_KEY (or the apiKey option) and that the key may use this model.',
-  bad_request: 'Check the model name, messages and tool schemas.',
-  context_length: 'Shorten the conversation (context.maxContextChars) or use a model with a larger context.',
-  server: 'The provider failed; retry later.',
-  network: 'Check the network and the base URL.',
-  timeout: 'The provider did not answer in time; retry, or raise the client timeout.',
-};
-
-function codeForStatus(status: number, text: string): ProviderErrorCode {
-  if (status === 429) return 'rate_limited';
-  if (status === 401 || status === 403) return 'auth';
-  if (status === 408) return 'timeout';
-  if (status >= 500 || status === 409) return 'server';
-  return CONTEXT_LENGTH.test(text) ? 'context_length' : 'bad_request';
+/** The Bridle code for a failed request's HTTP status; `text` (the error code and message) tells context length apart. */
+function codeFor(status: number, text: string): ProviderErrorCode {
+  const code = codeForStatus(status);
+  return code === 'bad_request' && CONTEXT_LENGTH.test(text) ? 'context_length' : code;
 }
 
 /** The Bridle code for an error reported without an HTTP status (a stream `error` event or a failed response). */
@@ -36,27 +24,6 @@ export function codeForErrorType(type: string | null | undefined, message: strin
   if (/invalid_request|invalid_prompt|bad_request/i.test(text)) return 'bad_request';
   if (/authentication|permission|invalid_api_key/i.test(text)) return 'auth';
   return 'server';
-}
-
-/**
- * A `ProviderError` with the standard message: what failed, the provider's words, and what to do (the advice for
- * the code unless `advice` says better).
- */
-export function providerError(
-  provider: string,
-  code: ProviderErrorCode,
-  detail: string,
-  extra: { status?: number; retryAfterMs?: number; cause?: unknown; advice?: string } = {},
-): ProviderError {
-  const { advice = ADVICE[code], ...fields } = extra;
-  const status = fields.status === undefined ? '' : ` (HTTP ${fields.status})`;
-  return new ProviderError({
-    code,
-    provider,
-    // One period between the detail and the advice, whatever the detail ends with ("Connection error.").
-    message: `${provider} request failed${status}: ${detail.replace(/[.\s]+$/, '')}. ${advice}`,
-    ...fields,
-  });
 }
 
 /**
@@ -79,7 +46,7 @@ export function mapOpenAIError(error: unknown, signal: AbortSignal, provider: st
       const kind = [error.type, error.code].filter(Boolean).join(' ');
       return providerError(provider, codeForErrorType(kind, detail), detail, { cause: error });
     }
-    const code = codeForStatus(error.status, `${error.code ?? ''} ${detail}`);
+    const code = codeFor(error.status, `${error.code ?? ''} ${detail}`);
     const retryAfterMs = code === 'rate_limited' || code === 'server' ? parseRetryAfter(error.headers) : undefined;
     return providerError(provider, code, detail, {
       status: error.status,

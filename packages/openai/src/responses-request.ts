@@ -1,4 +1,5 @@
 import type { ModelRequest } from '@bridle/protocol';
+import { wireSchema } from '@bridle/protocol/internal';
 import type {
   FunctionTool,
   ResponseCreateParamsNonStreaming,
@@ -6,7 +7,7 @@ import type {
 } from 'openai/resources/responses/responses';
 import { extraBodyFields } from './extra-body-fields';
 import { reasoningItemsFor } from './openai-provider-data';
-import { stringifyToolArguments, wireSchema } from './tool-arguments';
+import { stringifyToolArguments } from './stringify-tool-arguments';
 
 /** Settings shared by both APIs, already validated. */
 export interface RequestSettings {

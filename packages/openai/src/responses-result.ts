@@ -1,10 +1,10 @@
 import type { ModelResponse, ToolCall, Usage } from '@bridle/protocol';
+import { parseToolArguments, providerError } from '@bridle/protocol/internal';
 import type { Response, ResponseUsage } from 'openai/resources/responses/responses';
 import { checkStopReason } from './check-stop-reason';
-import { codeForErrorType, providerError } from './map-openai-error';
+import { codeForErrorType } from './map-openai-error';
 import { mapResponsesFinishReason } from './map-openai-finish-reason';
 import { isReplayableReasoning, openaiProviderData, type ReasoningItemData } from './openai-provider-data';
-import { parseToolArguments } from './tool-arguments';
 
 /** Responses usage as Bridle usage, with cached input and reasoning output tokens when non-zero (undefined when the server sent none). */
 export function fromResponsesUsage(usage: ResponseUsage | null | undefined): Usage | undefined {

@@ -1,7 +1,8 @@
 import type { ModelStreamPart, ToolCall, Usage } from '@bridle/protocol';
 import { abortReason } from '@bridle/protocol';
+import { parseToolArguments, providerError } from '@bridle/protocol/internal';
 import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { codeForErrorType, providerError } from './map-openai-error';
+import { codeForErrorType } from './map-openai-error';
 import { isReplayableReasoning, type ReasoningItemData } from './openai-provider-data';
 import {
   failedResponseError,
@@ -10,7 +11,6 @@ import {
   messageText,
   type ResponsesParts,
 } from './responses-result';
-import { parseToolArguments } from './tool-arguments';
 
 interface PendingCall {
   outputIndex: number;

@@ -1,3 +1,4 @@
+import { errorMessage } from '@bridle/protocol/internal';
 import { formatPath, type PathSegment } from './json-path';
 import type { ResolvedLimits } from './limits';
 
@@ -168,13 +169,5 @@ function readChild(container: object, key: string | number): unknown {
     const marker = {};
     unreadable.set(marker, error);
     return marker;
-  }
-}
-
-function errorMessage(error: unknown): string {
-  try {
-    return error instanceof Error ? error.message : String(error);
-  } catch {
-    return 'unknown error';
   }
 }

@@ -1,4 +1,5 @@
 import { ConfigError, describeValue } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import type { ValidateFunction } from 'ajv';
 import type Ajv2020 from 'ajv/dist/2020.js';
 import { formatAjvErrors } from './ajv-errors';
@@ -17,10 +18,6 @@ export type ExtraSchemas = Readonly<Record<string, SchemaDocument>>;
 const ALL_ERRORS_MAX_NODES = 10_000;
 /** Schemas themselves are data too: bounded the same way before Ajv sees them. */
 const SCHEMA_LIMITS: ResolvedLimits = { maxDepth: 256, maxNodes: 1_000_000, maxErrors: 5 };
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function assertSchemaDocument(schema: unknown, label: string): asserts schema is SchemaDocument {
   if (typeof schema === 'boolean') return;

@@ -1,3 +1,4 @@
+import { errorMessage } from '@bridle/protocol/internal';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { formatPath, type PathSegment } from './json-path';
 
@@ -26,10 +27,6 @@ export function formatIssues(issues: readonly StandardSchemaV1.Issue[]): string[
     const segments = (issue.path ?? []).map(segmentOf);
     return `${formatPath(segments)}: ${issue.message}`;
   });
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The outcome of validating a value: the parsed value, or error lines. */

@@ -1,4 +1,5 @@
 import { ConfigError, describeValue, type Store } from '@bridle/protocol';
+import { integerOption } from '@bridle/protocol/internal';
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from './limits';
 import { MemoryStore } from './memory-store';
 import { DEFAULT_STORE_URL, parseStoreUrl } from './parse-store-url';
@@ -34,15 +35,6 @@ export interface OpenStoreOptions {
   maxSessionChars?: number;
 }
 
-function positiveInteger(options: OpenStoreOptions, key: keyof OpenStoreOptions, fallback: number): number {
-  const value = options[key];
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new ConfigError(`openStore: ${key} must be a positive integer, got ${describeValue(value)}`);
-  }
-  return value;
-}
-
 /**
  * Opens a store for run journals and sessions, applying pending schema migrations first:
  * - `'memory:'`: in this process, for tests (each call is a new, empty store);
@@ -60,8 +52,14 @@ function positiveInteger(options: OpenStoreOptions, key: keyof OpenStoreOptions,
 export async function openStore(url: string = DEFAULT_STORE_URL, options: OpenStoreOptions = {}): Promise<Store> {
   const location = parseStoreUrl(url, options.cwd);
   const limits: StoreLimits = {
-    maxEventChars: positiveInteger(options, 'maxEventChars', DEFAULT_STORE_LIMITS.maxEventChars),
-    maxSessionChars: positiveInteger(options, 'maxSessionChars', DEFAULT_STORE_LIMITS.maxSessionChars),
+    maxEventChars: integerOption('maxEventChars', options.maxEventChars, DEFAULT_STORE_LIMITS.maxEventChars, {
+      min: 1,
+      where: 'openStore',
+    }),
+    maxSessionChars: integerOption('maxSessionChars', options.maxSessionChars, DEFAULT_STORE_LIMITS.maxSessionChars, {
+      min: 1,
+      where: 'openStore',
+    }),
   };
   if (location.kind === 'memory') return new MemoryStore(limits);
   const synchronous = options.synchronous ?? location.synchronous ?? 'normal';
@@ -72,7 +70,10 @@ export async function openStore(url: string = DEFAULT_STORE_URL, options: OpenSt
     const { openSqliteStore } = await import('./sqlite-store');
     return openSqliteStore(location.path, {
       limits,
-      busyTimeoutMs: positiveInteger(options, 'busyTimeoutMs', location.busyTimeoutMs ?? 5000),
+      busyTimeoutMs: integerOption('busyTimeoutMs', options.busyTimeoutMs, location.busyTimeoutMs ?? 5000, {
+        min: 1,
+        where: 'openStore',
+      }),
       synchronous,
     });
   }
@@ -82,8 +83,11 @@ export async function openStore(url: string = DEFAULT_STORE_URL, options: OpenSt
     redacted: location.redacted,
     schema: options.schema ?? location.schema ?? 'public',
     limits,
-    connectTimeoutMs: positiveInteger(options, 'connectTimeoutMs', location.connectTimeoutMs ?? 10_000),
-    poolSize: positiveInteger(options, 'poolSize', 10),
+    connectTimeoutMs: integerOption('connectTimeoutMs', options.connectTimeoutMs, location.connectTimeoutMs ?? 10_000, {
+      min: 1,
+      where: 'openStore',
+    }),
+    poolSize: integerOption('poolSize', options.poolSize, 10, { min: 1, where: 'openStore' }),
     synchronous,
   });
 }

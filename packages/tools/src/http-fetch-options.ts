@@ -1,4 +1,5 @@
 import { ConfigError, describeValue } from '@bridle/protocol';
+import { integerOption } from '@bridle/protocol/internal';
 import { compileAllowHosts, type HostAllowList } from './host-allow-list';
 
 /** Options of `httpFetchTool`. */
@@ -53,18 +54,16 @@ export function resolveHttpFetchOptions(options: HttpFetchToolOptions): Resolved
   return {
     allowHosts: options.allowHosts === undefined ? undefined : compileAllowHosts(options.allowHosts),
     allowPrivateNetworks: options.allowPrivateNetworks ?? false,
-    maxBytes: integerOption('maxBytes', options.maxBytes, 1_000_000, 1, 1_000_000_000),
-    timeoutMs: integerOption('timeoutMs', options.timeoutMs, 15_000, 1, 2_147_483_647),
-    maxRedirects: integerOption('maxRedirects', options.maxRedirects, 5, 0, 20),
+    maxBytes: integerOption('maxBytes', options.maxBytes, 1_000_000, {
+      min: 1,
+      max: 1_000_000_000,
+      where: 'httpFetchTool',
+    }),
+    timeoutMs: integerOption('timeoutMs', options.timeoutMs, 15_000, {
+      min: 1,
+      max: 2_147_483_647,
+      where: 'httpFetchTool',
+    }),
+    maxRedirects: integerOption('maxRedirects', options.maxRedirects, 5, { min: 0, max: 20, where: 'httpFetchTool' }),
   };
-}
-
-function integerOption(name: string, value: unknown, fallback: number, minimum: number, maximum: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) {
-    throw new ConfigError(
-      `httpFetchTool: ${name} must be an integer from ${minimum} to ${maximum}, got ${describeValue(value)}`,
-    );
-  }
-  return value;
 }

@@ -1,4 +1,5 @@
 import { ConfigError, describeValue, type JsonSchema } from '@bridle/protocol';
+import { integerOption } from '@bridle/protocol/internal';
 import { parsePath } from './path-rules';
 import { resolveExecutable } from './resolve-executable';
 import { compileStringParameter, type StringParameter } from './string-parameter';
@@ -98,8 +99,11 @@ export function resolvePreset(name: string, preset: unknown): ResolvedPreset {
     params,
     cwd,
     env,
-    timeoutMs: positive(where, 'timeoutMs', record.timeoutMs, 30_000),
-    maxOutputBytes: positive(where, 'maxOutputBytes', record.maxOutputBytes, 100_000),
+    timeoutMs: integerOption('timeoutMs', record.timeoutMs, 30_000, { min: 1, where: `commandTool preset "${name}"` }),
+    maxOutputBytes: integerOption('maxOutputBytes', record.maxOutputBytes, 100_000, {
+      min: 1,
+      where: `commandTool preset "${name}"`,
+    }),
   };
 }
 
@@ -109,12 +113,4 @@ function stringList(where: string, key: string, value: unknown): string[] {
     throw new ConfigError(`${where}: "${key}" must be an array of strings without NUL bytes.`);
   }
   return [...value];
-}
-
-function positive(where: string, key: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new ConfigError(`${where}: "${key}" must be a positive integer, got ${describeValue(value)}.`);
-  }
-  return value;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type BigIntStats, constants } from 'node:fs';
 import { open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { ConfigError, describeValue } from '@bridle/protocol';
+import { integerOption } from '@bridle/protocol/internal';
 import { entryType, lstatOrUndefined, readSortedNames } from './directory-entries';
 import { type DirectoryHandle, sameFile } from './directory-handle';
 import { IgnoreRules } from './ignore-rules';
@@ -353,19 +354,15 @@ function resolveOptions(options: WorkspaceOptions): Required<WorkspaceOptions> {
   }
   return {
     protected: patterns,
-    maxReadBytes: positiveInteger(options.maxReadBytes, 'maxReadBytes'),
-    maxWriteBytes: positiveInteger(options.maxWriteBytes, 'maxWriteBytes'),
+    maxReadBytes: integerOption('maxReadBytes', options.maxReadBytes, DEFAULT_MAX_BYTES, {
+      min: 1,
+      where: 'Workspace',
+    }),
+    maxWriteBytes: integerOption('maxWriteBytes', options.maxWriteBytes, DEFAULT_MAX_BYTES, {
+      min: 1,
+      where: 'Workspace',
+    }),
   };
-}
-
-function positiveInteger(value: number | undefined, name: string): number {
-  if (value === undefined) return DEFAULT_MAX_BYTES;
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new ConfigError(
-      `Workspace option "${name}" must be a positive integer of bytes, got ${describeValue(value)}.`,
-    );
-  }
-  return value;
 }
 
 function assertRegularFile(stats: BigIntStats, relative: string): void {

@@ -1,10 +1,11 @@
-import { describeValue } from '@bridle/protocol';
+import { describeValue } from '../describe-value';
 
 /**
- * The message of anything thrown: an Error's message, a thrown string, or a description of the value.
- * Never throws, not even for a value whose `message` getter or proxy traps throw.
+ * The message of anything thrown: an Error's message, a thrown string, or `fallback` with a description of the
+ * value (`The tool failed (threw number 42)`). Never throws, not even for a value whose `message` getter or proxy
+ * traps throw.
  */
-export function errorMessage(error: unknown, fallback: string): string {
+export function errorMessage(error: unknown, fallback = 'Unknown error'): string {
   try {
     if (typeof error === 'string' && error !== '') return error;
     const message = (error as { message?: unknown } | null)?.message;

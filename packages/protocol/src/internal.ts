@@ -1,0 +1,14 @@
+// Helpers shared by the Bridle packages (adapters, core, batch, tools). Not part of the public API: names and
+// shapes may change in any release. Import from `@bridle/protocol/internal`.
+export { type BackoffPolicy, backoffDelay, sleep } from './internal/backoff';
+export { connectionDetail, displayURL } from './internal/connection-detail';
+export { errorMessage } from './internal/error-message';
+export { type IntegerRange, integerOption } from './internal/integer-option';
+export { isThenable } from './internal/is-thenable';
+export {
+  codeForStatus,
+  type ProviderErrorExtra,
+  providerAdvice,
+  providerError,
+} from './internal/provider-error';
+export { parseToolArguments, wireSchema } from './internal/tool-arguments';
