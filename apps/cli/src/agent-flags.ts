@@ -4,6 +4,7 @@ import { type CliCommandPreset, parseCommandPreset } from './command-preset';
 import { MCP_FLAG_HELP } from './mcp-tools';
 import { collect, duration, nonNegativeInteger, positiveInteger } from './parse-options';
 import { addProjectFlags } from './project-flags';
+import { STORE_FLAG_HELP } from './store-flag';
 
 function collectPreset(
   value: string,
@@ -38,5 +39,10 @@ export function addAgentFlags(command: Command): Command {
       new Option('--max-tool-calls <n>', 'most tool calls per run (default: unlimited)').argParser(nonNegativeInteger),
     )
     .option('--timeout <duration>', 'deadline per run: 30s, 500ms, 2m or seconds', duration)
-    .option('--system <text>', 'system prompt (skills add their sections after it)');
+    .option('--system <text>', 'system prompt (skills add their sections after it)')
+    .option(
+      '-y, --yes',
+      'approve every tool call that needs approval (writes, edits, commands, MCP tools that are not read-only) without asking',
+    )
+    .option('--store <url>', STORE_FLAG_HELP);
 }

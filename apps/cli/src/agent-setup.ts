@@ -27,6 +27,10 @@ export interface AgentFlags extends ProjectFlags {
   maxToolCalls?: number;
   timeout?: number;
   system?: string;
+  /** Approve every tool call that needs approval. */
+  yes?: boolean;
+  /** Where runs and sessions are kept (see `openCliStore`). */
+  store?: string;
 }
 
 /** Everything needed to start runs: the model, the composed system prompt and tools, the limits. */

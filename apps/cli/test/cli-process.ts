@@ -19,7 +19,9 @@ export function tempDir(prefix = 'bridle-cli-'): string {
 
 /**
  * A hermetic environment: PATH and HOME only (never the developer's API keys), NO_COLOR on, a fresh empty
- * config folder (`XDG_CONFIG_HOME`: never the developer's config.json or trusted.json), plus `extra`.
+ * config folder (`XDG_CONFIG_HOME`: never the developer's config.json or trusted.json), the `memory:` store
+ * (runs kept nowhere: the default SQLite store's native addon does not load on every Node of the matrix;
+ * tests of the store set `BRIDLE_STORE` or `--store` themselves), plus `extra`.
  */
 export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -27,6 +29,7 @@ export function cliEnv(extra: Record<string, string> = {}): Record<string, strin
     HOME: process.env.HOME ?? tmpdir(),
     XDG_CONFIG_HOME: tempDir('bridle-config-'),
     NO_COLOR: '1',
+    BRIDLE_STORE: 'memory:',
     ...extra,
   };
 }

@@ -256,6 +256,7 @@ describe('bridle run', () => {
         'project',
         '--allow-command',
         `node=${process.execPath} {script} {arg}`,
+        '--yes',
       ],
       {
         env: openaiEnv(server),
@@ -288,10 +289,13 @@ describe('bridle run', () => {
     writeFileSync(join(cwd, 'secret.txt'), 'top secret');
     writeFileSync(join(cwd, 'project', 'inside.txt'), 'inside text');
     symlinkSync(cwd, join(cwd, 'project', 'out'));
-    const result = await runCli(['run', 'Show files', '--workspace', 'project', '--allow-command', 'show=cat {file}'], {
-      env: openaiEnv(server),
-      cwd,
-    });
+    const result = await runCli(
+      ['run', 'Show files', '--workspace', 'project', '--allow-command', 'show=cat {file}', '--yes'],
+      {
+        env: openaiEnv(server),
+        cwd,
+      },
+    );
     expect(result.code).toBe(0);
     expect(result.stderr.match(/^✗ run_command/gm)).toHaveLength(3);
     expect(result.stderr).toMatch(/^← run_command \d+ms exit 0 · inside text$/m);

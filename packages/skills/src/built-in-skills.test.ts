@@ -65,6 +65,30 @@ describe('built-in skills', () => {
     expect(() => codingSkill({} as never)).toThrow(ConfigError);
   });
 
+  it('coding marks writes, edits and commands as requiring approval (unless requireApproval: false)', async () => {
+    const workspace = await Workspace.open(dir);
+    const commands = { test: { executable: process.execPath, args: ['--version'] } };
+    const needsApproval = (skill: { tools: readonly { name: string; requiresApproval?: boolean }[] }) =>
+      skill.tools.filter((tool) => tool.requiresApproval === true).map((tool) => tool.name);
+    expect(needsApproval(codingSkill({ workspace, commands }))).toEqual(['write_file', 'edit_file', 'run_command']);
+    expect(needsApproval(codingSkill({ workspace, commands, requireApproval: false }))).toEqual([]);
+    expect(needsApproval(codingSkill({ workspace, readOnly: true }))).toEqual([]);
+  });
+
+  it('coding without an approve hook denies a write, and the file stays as it was', async () => {
+    writeFileSync(join(dir, 'a.txt'), 'hello world\n');
+    const workspace = await Workspace.open(dir);
+    const model = scriptedModel([
+      { content: '', toolCalls: [{ id: '1', name: 'write_file', arguments: { path: 'a.txt', content: 'x' } }] },
+      { content: 'Could not.' },
+    ]);
+    const { system, tools } = composeSkills([codingSkill({ workspace })]);
+    const result = await runAgent({ model, tools, system, prompt: 'Overwrite a.txt.' });
+    expect(result.messages[2]).toMatchObject({ role: 'tool', name: 'write_file', isError: true });
+    expect((result.messages[2] as { content: string }).content).toMatch(/^Denied: write_file requires approval/);
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('hello world\n');
+  });
+
   it('coding edits files inside the workspace through an agent run', async () => {
     writeFileSync(join(dir, 'a.txt'), 'hello world\n');
     const workspace = await Workspace.open(dir);
@@ -77,8 +101,14 @@ describe('built-in skills', () => {
       { content: 'Done.' },
     ]);
     const { system, tools } = composeSkills([skill]);
-    const result = await runAgent({ model, tools, system, prompt: 'Greet bridle.' });
+    const asked: string[] = [];
+    const approve = (call: { name: string }) => {
+      asked.push(call.name);
+      return true;
+    };
+    const result = await runAgent({ model, tools, system, prompt: 'Greet bridle.', approve });
     expect(result.status).toBe('completed');
+    expect(asked).toEqual(['edit_file']);
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('hello bridle\n');
     expect(model.requests[0]?.system).toBe(`<skill name="coding">\n${skill.instructions}\n</skill>`);
   });

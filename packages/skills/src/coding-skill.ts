@@ -13,6 +13,11 @@ export interface CodingSkillOptions {
   commands?: CommandPresets;
   /** Only the reading tools (no write_file / edit_file). Default false. */
   readOnly?: boolean;
+  /**
+   * Mark `write_file`, `edit_file` and the command tool `requiresApproval`, so the loop asks its
+   * `approve` hook before each call (and denies them when there is none). Default true.
+   */
+  requireApproval?: boolean;
 }
 
 function instructionsFor(commandNames: readonly string[], commandToolName: string, readOnly: boolean): string {
@@ -32,7 +37,10 @@ function instructionsFor(commandNames: readonly string[], commandToolName: strin
   return lines.join('\n');
 }
 
-/** A coding agent: the workspace file tools, plus a command tool when presets are given. */
+/**
+ * A coding agent: the workspace file tools, plus a command tool when presets are given. Writes, edits and
+ * commands require approval unless `requireApproval: false` (reading, listing and searching never do).
+ */
 export function codingSkill(options: CodingSkillOptions): Skill {
   if (
     typeof options !== 'object' ||
@@ -47,8 +55,12 @@ export function codingSkill(options: CodingSkillOptions): Skill {
   const readOnly = options.readOnly ?? false;
   const commands = options.commands ?? {};
   const names = Object.keys(commands);
-  const tools = [...workspaceTools(options.workspace, { readOnly })];
-  const command = names.length > 0 ? commandTool(options.workspace, commands) : undefined;
+  const requireApproval = options.requireApproval ?? true;
+  const tools = workspaceTools(options.workspace, { readOnly }).map((tool) =>
+    requireApproval && !tool.readOnly ? { ...tool, requiresApproval: true } : tool,
+  );
+  const command =
+    names.length > 0 ? commandTool(options.workspace, commands, { requiresApproval: requireApproval }) : undefined;
   if (command) tools.push(command);
   return defineSkill({
     name: 'coding',

@@ -2,9 +2,11 @@ import { resolve } from 'node:path';
 import { type BatchResult, runBatch } from '@bridle/batch';
 import { ConfigError } from '@bridle/protocol';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
+import { createApprover } from '../approval-prompt';
 import { readBatchInput } from '../batch-input';
 import { openResultAppender, type ResultAppender, readDoneIds, toResultLine } from '../batch-output';
 import { createBatchProgressView } from '../batch-progress';
+import { openCliStore } from '../cli-store';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
@@ -30,7 +32,11 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     );
   const project = await loadCliProject(context, flags);
   const setup = await buildAgentSetup(flags, io, project.config);
-  const mcp = await openMcpTools(flags.mcp, project, io, style);
+  const stored = await openCliStore(context, flags, project.config);
+  const mcp = await openMcpTools(flags.mcp, project, io, style).catch(async (error: unknown) => {
+    await stored.close();
+    throw error;
+  });
   const { items, bad } = await readBatchInput(inputPath).catch((error: NodeJS.ErrnoException) => {
     throw new ConfigError(
       `Cannot read the input ${inputPath}: ${error.code === 'ENOENT' ? 'no such file' : error.message}.`,
@@ -71,6 +77,15 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
         tools: [...setup.tools, ...mcp.tools],
         ...(setup.system === undefined ? {} : { system: setup.system }),
         ...setup.limits,
+        store: stored.store,
+        // Many items run at once: nobody is asked. Without --yes (or approval: "yes" in the settings), calls
+        // that need approval are denied, with one line per tool naming --yes.
+        approve: createApprover({
+          policy: flags.yes ? 'yes' : (project.config.approval ?? 'ask'),
+          whyNotAsked: 'a batch asks nobody',
+          stderr: io.stderr,
+          style,
+        }),
       },
       concurrency: flags.concurrency,
       retry: { maxRetries: flags.retries },
@@ -88,6 +103,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     stopSignals.stop();
     appender.close();
     await mcp.close();
+    await stored.close();
   }
   return summarize(context, {
     results,

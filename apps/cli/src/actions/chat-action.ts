@@ -3,6 +3,7 @@ import { Agent } from '@bridle/core';
 import type { RunEvent } from '@bridle/events';
 import type { Usage } from '@bridle/protocol';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
+import { createApprover } from '../approval-prompt';
 import type { CommandContext } from '../command-context';
 import { CHAT_HELP } from '../commands/chat';
 import { ExitCode } from '../exit-code';
@@ -34,22 +35,52 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
       : flags.memoryChars !== undefined
         ? { maxContextChars: flags.memoryChars }
         : undefined;
+  const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
+  const lines = createInterface({ input: io.stdin, output: io.stdout, terminal: interactive });
+  let running: AbortController | undefined;
+  let inputEnded = false;
+  lines.once('close', () => {
+    inputEnded = true;
+  });
+  // The approval question reads the chat's own line reader: `question()` takes the next line before the
+  // loop below sees it, so an answer is never taken for the next message.
+  const askInChat = (question: string) =>
+    new Promise<string | undefined>((resolve) => {
+      if (inputEnded) return resolve(undefined);
+      const onClose = () => resolve(undefined);
+      lines.once('close', onClose);
+      io.stderr.write(question);
+      // Ctrl-C cancels the question too (the approver then denies), so it cannot swallow the next message.
+      const signal = running?.signal ?? new AbortController().signal;
+      lines.question('', { signal }, (answer) => {
+        lines.off('close', onClose);
+        resolve(answer);
+      });
+    });
+  const approve = createApprover({
+    policy: flags.yes ? 'yes' : (project.config.approval ?? 'ask'),
+    ...(interactive && io.stderr.isTTY === true ? { ask: askInChat } : {}),
+    stderr: io.stderr,
+    style,
+    // The run in progress, read at each question (a getter: every turn has its own controller).
+    get signal() {
+      return running?.signal;
+    },
+  });
   const agent = new Agent({
     model: setup.model,
     tools: [...setup.tools, ...mcp.tools],
     ...(setup.system === undefined ? {} : { system: setup.system }),
     ...setup.limits,
     stream: true,
+    approve,
     onEvent: (event: RunEvent) => renderer?.onEvent(event),
     ...(memoryBudget ? { memory: { ...memoryBudget, compact: flags.compact === true } } : {}),
   });
 
-  const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
-  const lines = createInterface({ input: io.stdin, output: io.stdout, terminal: interactive });
   lines.setPrompt(context.outputStyle.bold('› '));
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let runs = 0;
-  let running: AbortController | undefined;
   let idleInterrupts = 0;
 
   const onInterrupt = () => {

@@ -30,7 +30,8 @@ export async function demoAction(context: CommandContext, flags: DemoFlags): Pro
     const workspace = await Workspace.open(root);
     const presets = { test: { executable: process.execPath, args: ['--test'], timeoutMs: 30_000 } };
     const command = commandTool(workspace, presets);
-    const skill = codingSkill({ workspace, commands: presets });
+    // A throwaway copy driven by a fixed script: nobody to ask, and nothing of the user's to protect.
+    const skill = codingSkill({ workspace, commands: presets, requireApproval: false });
     const { system, tools } = composeSkills([skill]);
     const model = scriptedModel(demoScript({ command: command.name }), { id: 'scripted:demo', stream: true });
     const events: RunEvent[] = [];

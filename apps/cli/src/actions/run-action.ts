@@ -2,6 +2,8 @@ import { runAgent } from '@bridle/core';
 import { type EventObserver, jsonlSink } from '@bridle/events';
 import { ConfigError } from '@bridle/protocol';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
+import { createApprover } from '../approval-prompt';
+import { openCliStore } from '../cli-store';
 import type { CommandContext } from '../command-context';
 import { ExitCode, exitCodeForStatus } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
@@ -9,6 +11,7 @@ import { type McpFlags, openMcpTools } from '../mcp-tools';
 import { readAll } from '../read-all';
 import { createRunRenderer } from '../render-run';
 import { abortOnStopSignals } from '../stop-signals';
+import { terminalQuestions } from '../terminal-questions';
 
 /** Flags of `bridle run`. */
 export interface RunFlags extends AgentFlags, McpFlags {
@@ -33,10 +36,15 @@ export async function runAction(
   if (renderer) observers.push(renderer.onEvent);
   const trace = flags.trace === undefined ? undefined : await openTrace(context, flags.trace);
   if (trace) observers.push(trace.onEvent);
-  const mcp = await openMcpTools(flags.mcp, project, io, context.errorStyle);
+  const stored = await openCliStore(context, flags, project.config);
+  const mcp = await openMcpTools(flags.mcp, project, io, context.errorStyle).catch(async (error: unknown) => {
+    await stored.close();
+    throw error;
+  });
 
   const controller = new AbortController();
   const stopSignals = abortOnStopSignals(io, controller);
+  const questions = terminalQuestions(io);
   try {
     const result = await runAgent({
       model: setup.model,
@@ -47,6 +55,14 @@ export async function runAction(
       signal: controller.signal,
       stream: !flags.json,
       onEvent: observers,
+      store: stored.store,
+      approve: createApprover({
+        policy: flags.yes ? 'yes' : (project.config.approval ?? 'ask'),
+        ...(questions ? { ask: questions.ask } : {}),
+        stderr: io.stderr,
+        style: context.errorStyle,
+        signal: controller.signal,
+      }),
     });
     if (renderer) renderer.finish(result);
     else io.stdout.write(`${JSON.stringify({ model: setup.modelId, ...result })}\n`);
@@ -55,9 +71,11 @@ export async function runAction(
       ? ExitCode.terminated
       : exitCodeForStatus(result.status);
   } finally {
+    questions?.close();
     stopSignals.stop();
     await trace?.close();
     await mcp.close();
+    await stored.close();
   }
 }
 
