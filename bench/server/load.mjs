@@ -1,5 +1,6 @@
 // Load benchmark: req/s of POST /api/chat and POST /v1/chat/completions (instant model) against a bare
-// Fastify route, in the same run (target for both: at least 50% of bare).
+// Fastify route, in the same run (target for both: at least 50% of bare), with every run journaled in a
+// memory store and in a SQLite file (the server's default store).
 // Run from the repo root on bundled sources (like the published build):
 //   npx esbuild bench/server/load.mjs --bundle --platform=node --format=esm --conditions=@bridle/source \
 //     --banner:js="import{createRequire}from'module';const require=createRequire(import.meta.url);" \
@@ -7,9 +8,12 @@
 // Arguments: [seconds per measurement = 5] [connections = 32] [rounds = 3]; the best round of each is reported.
 // The load generator runs in a worker thread (its own event loop) over keep-alive connections; every server
 // parses a JSON body and answers JSON. /api/chat does the full work of a chat request: schema validation,
-// a session created and stored, a run slot, runAgent with its events, the JSON answer; /v1/chat/completions
+// a session created and stored, a run slot, runAgent with its events journaled, the JSON answer; /v1/chat/completions
 // the same run without a session, with the messages converted and the answer in OpenAI's shape.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 if (isMainThread) await main();
@@ -31,15 +35,23 @@ async function main() {
       usage: { inputTokens: 1, outputTokens: 1 },
     }),
   };
-  const bridle = createServer({ model: instant, env: {}, logger: false, port: 0, maxConcurrentRuns: 4096 });
-  const bridleUrl = await bridle.listen();
+  // Every run is journaled: once in a memory store, once in a SQLite file (the server's default store,
+  // sqlite:.bridle/bridle.db; here in a temporary folder).
+  const folder = await mkdtemp(join(tmpdir(), 'bridle-bench-server-'));
+  const options = { model: instant, env: {}, logger: false, port: 0, maxConcurrentRuns: 4096 };
+  const memory = createServer({ ...options, store: 'memory:' });
+  const sqlite = createServer({ ...options, store: `sqlite:${join(folder, 'bridle.db')}` });
+  const memoryUrl = await memory.listen();
+  const sqliteUrl = await sqlite.listen();
 
   const chat = JSON.stringify({ prompt: 'hello' });
   const completions = JSON.stringify({ model: 'bridle:assistant', messages: [{ role: 'user', content: 'hello' }] });
   const targets = [
-    { name: 'bare fastify POST /bare          ', url: `${bareUrl}/bare`, body: chat },
-    { name: 'bridle POST /api/chat            ', url: `${bridleUrl}/api/chat`, body: chat },
-    { name: 'bridle POST /v1/chat/completions ', url: `${bridleUrl}/v1/chat/completions`, body: completions },
+    { name: 'bare fastify POST /bare                  ', url: `${bareUrl}/bare`, body: chat },
+    { name: 'bridle POST /api/chat            (memory)', url: `${memoryUrl}/api/chat`, body: chat },
+    { name: 'bridle POST /v1/chat/completions (memory)', url: `${memoryUrl}/v1/chat/completions`, body: completions },
+    { name: 'bridle POST /api/chat            (sqlite)', url: `${sqliteUrl}/api/chat`, body: chat },
+    { name: 'bridle POST /v1/chat/completions (sqlite)', url: `${sqliteUrl}/v1/chat/completions`, body: completions },
   ];
   const best = new Map();
   const ratios = targets.slice(1).map(() => []);
@@ -68,8 +80,10 @@ async function main() {
         `per-round ratios ${list.map((ratio) => `${(ratio * 100).toFixed(0)}%`).join(' ')}, median ${(median * 100).toFixed(1)}% (target >= 50%)`,
     );
   }
-  await bridle.shutdown();
+  await memory.shutdown();
+  await sqlite.shutdown();
   await bare.close();
+  await rm(folder, { recursive: true, force: true });
 }
 
 function measure(url, body, connections, seconds) {

@@ -114,7 +114,11 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     resumingRuns: new Set(),
     busySessions: new Set(),
     jobs: new BatchJobs({ maxJobs: config.maxBatchJobs, ttlMs: config.batchJobTtlMs }),
-    profiles: buildRunProfiles({ ...base, skills: options.skills ?? [assistantSkill(), analystSkill()] }),
+    // As in the CLI, a request that names no skill gets `assistant` (the first skill offered); with
+    // `options.skills` an embedder chooses, and a request without `skill` gets the bare system and tools.
+    profiles: options.skills
+      ? buildRunProfiles({ ...base, skills: options.skills })
+      : buildRunProfiles({ ...base, skills: [assistantSkill(), analystSkill()], defaultSkill: 'assistant' }),
     modelSource: modelSource(options, (error, modelId) =>
       app.log.error({ err: error, modelId: redactCredentials(modelId) }, 'the model failed with an unexpected error'),
     ),

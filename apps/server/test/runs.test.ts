@@ -261,3 +261,16 @@ describe('approvals: a run that pauses for a person', () => {
     expect(notes.written).toEqual(['once']);
   });
 });
+
+describe('the default skill', () => {
+  it('is assistant, as in the CLI: a chat that names no skill gets its instructions and tools', async () => {
+    const model = noteModel();
+    const server = await startTestServer({ model });
+    expect((await postJson(`${server.url}/api/chat`, { prompt: 'hi' })).status).toBe(200);
+    const [request] = model.requests;
+    expect(request?.tools.map((tool) => tool.name).sort()).toEqual(['calculator', 'clock', 'http_fetch']);
+    const session = await json(await fetch(`${server.url}/api/sessions`));
+    const stored = await json(await fetch(`${server.url}/api/sessions/${session.sessions[0].id}`));
+    expect(stored.skill).toBe('assistant');
+  });
+});
