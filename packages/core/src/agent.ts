@@ -1,19 +1,10 @@
 import { ConfigError, describeValue, type Message, type Tool } from '@bridle/protocol';
-import { ToolRegistry } from '@bridle/registry';
 import { type Memory, type MemoryOptions, type MemoryStrategy, resolveMemory } from './memory';
 import { checkKeys, invalidOption } from './option-checks';
 import { RUN_OPTION_KEYS, resolveOptions } from './resolve-options';
 import { runAgent } from './run-agent';
+import { type Skill, SkillSet } from './skill';
 import type { AgentLimits, AgentResult, RunAgentOptions } from './types';
-
-/** A bundle of instructions and tools, e.g. from `defineSkill` of @bridle/skills. */
-export interface Skill {
-  name?: string;
-  description?: string;
-  /** Appended to the system prompt in a `<skill name="...">` section. */
-  instructions?: string;
-  tools?: readonly Tool[];
-}
 
 /** Options of {@link Agent}: those of `runAgent` without `prompt` and `signal`, plus `messages` and `memory`. */
 export interface AgentOptions<Output = unknown> extends AgentLimits<Output> {
@@ -42,11 +33,6 @@ const AGENT_OPTION_KEYS = [
   'memory',
 ];
 
-function skillSection(skill: Skill): string {
-  const name = skill.name === undefined ? '' : ` name=${JSON.stringify(skill.name)}`;
-  return `<skill${name}>\n${skill.instructions}\n</skill>`;
-}
-
 /**
  * A conversation with a model over several runs. Each `run(input)` appends a user message and runs the
  * loop of `runAgent` on the whole conversation; `messages` holds the transcript so far (whatever the
@@ -55,8 +41,7 @@ function skillSection(skill: Skill): string {
  */
 export class Agent<Output = unknown> {
   #options: AgentOptions<Output>;
-  #tools: Tool[];
-  #sections: string[] = [];
+  #skills: SkillSet;
   #messages: Message[];
   #memory: Memory | undefined;
   #running = false;
@@ -69,7 +54,10 @@ export class Agent<Output = unknown> {
     // Validate everything now (with a stand-in prompt) so mistakes surface at construction, not at run().
     const resolved = resolveOptions({ ...runOptions, ...(messages?.length ? { messages } : { prompt: '-' }) });
     this.#options = options;
-    this.#tools = [...(options.tools ?? [])];
+    this.#skills = new SkillSet({
+      ...(options.system === undefined ? {} : { system: options.system }),
+      tools: options.tools ?? [],
+    });
     this.#messages = messages?.length ? resolved.messages : [];
     this.#memory = resolveMemory(memory);
   }
@@ -81,45 +69,23 @@ export class Agent<Output = unknown> {
 
   /** The tools the next run will offer. */
   get tools(): readonly Tool[] {
-    return [...this.#tools];
+    return this.#skills.tools;
   }
 
   /** The system prompt the next run will send: `system` plus one section per skill used. */
   get system(): string | undefined {
-    const parts = this.#options.system === undefined ? this.#sections : [this.#options.system, ...this.#sections];
-    return parts.length === 0 ? undefined : parts.join('\n\n');
+    return this.#skills.system;
   }
 
   /**
-   * Adds a tool, or a skill (`{ name?, instructions?, tools? }`): its instructions are appended to the
-   * system prompt in a delimited section and its tools registered (a tool object the agent already holds is
-   * kept once, so skills can share tools). Throws `ConfigError` (changing
-   * nothing) on a tool name clash or an invalid tool. Returns the agent.
+   * Adds a tool, or a skill (`defineSkill` of @bridle/skills, or a partial one `{ name?, instructions?, tools? }`):
+   * its instructions are appended to the system prompt in a delimited section and its tools registered (a tool
+   * object the agent already holds is kept once, so skills can share tools). The rules are those of
+   * `composeSkills`. Throws `ConfigError` (changing nothing) on a tool name clash, an invalid tool or a skill used
+   * twice. Returns the agent.
    */
-  use(toolOrSkill: Tool | Skill): this {
-    if (typeof toolOrSkill !== 'object' || toolOrSkill === null)
-      throw new ConfigError(
-        `agent.use() needs a tool or a skill ({ instructions?, tools? }), got ${describeValue(toolOrSkill)}.`,
-      );
-    const isTool = typeof (toolOrSkill as Tool).execute === 'function';
-    const skill: Skill = isTool ? { tools: [toolOrSkill as Tool] } : (toolOrSkill as Skill);
-    if (skill.instructions !== undefined && typeof skill.instructions !== 'string')
-      invalidOption('skill.instructions', 'a string', skill.instructions);
-    if (skill.tools !== undefined && !Array.isArray(skill.tools))
-      invalidOption('skill.tools', 'an array of tools', skill.tools);
-    // The same tool object offered again (two skills sharing a toolbox) is already there: not a clash.
-    const added = [...new Set(skill.tools ?? [])].filter((tool) => !this.#tools.includes(tool));
-    const from = skill.name === undefined ? '' : ` of skill ${JSON.stringify(skill.name)}`;
-    for (const tool of added) {
-      if (this.#tools.some((existing) => existing.name === tool.name))
-        throw new ConfigError(
-          `Cannot use tool ${JSON.stringify(tool.name)}${from}: the agent already has a tool with that name. Rename one of them.`,
-        );
-    }
-    // The registry checks names, schemas and duplicates within the new tools.
-    new ToolRegistry([...this.#tools, ...added]);
-    this.#tools.push(...added);
-    if (skill.instructions) this.#sections.push(skillSection(skill));
+  use(toolOrSkill: Tool | Partial<Skill>): this {
+    this.#skills.add(toolOrSkill);
     return this;
   }
 
@@ -154,7 +120,7 @@ export class Agent<Output = unknown> {
       let messages: Message[] = [...this.#messages, { role: 'user', content: input }];
       const adjusted = adjust(limits as RunAgentOptions) as RunAgentOptions<Output>;
       if (this.#memory) messages = await this.#memory(messages, limits.model, adjusted.signal);
-      const result = await runAgent<Output>({ ...adjusted, tools: this.#tools, system: this.system, messages });
+      const result = await runAgent<Output>({ ...adjusted, tools: this.#skills.tools, system: this.system, messages });
       if (generation === this.#generation) this.#messages = [...result.messages];
       return result;
     } finally {

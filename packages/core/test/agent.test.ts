@@ -84,7 +84,7 @@ describe('Agent', () => {
   it('use(): a name clash or an invalid tool is a ConfigError and changes nothing', () => {
     const agent = new Agent({ model: scriptedModel([]), tools: [addTool()] });
     expect(() => agent.use({ name: 'math', instructions: 'x', tools: [addTool()] })).toThrow(
-      'Cannot use tool "add" of skill "math": the agent already has a tool with that name. Rename one of them.',
+      'Tool name clash: skill "math" brings a tool "add" but the agent already has a different one. Rename one of them.',
     );
     expect(() => agent.use({ instructions: 'y', tools: [tool('bad name!', () => 1)] })).toThrow(ConfigError);
     expect(() => agent.use(42 as never)).toThrow(/^agent\.use\(\) needs a tool or a skill/);

@@ -5,10 +5,11 @@ export { connectionDetail, displayURL } from './internal/connection-detail';
 export { errorMessage } from './internal/error-message';
 export { type IntegerRange, integerOption } from './internal/integer-option';
 export { isThenable } from './internal/is-thenable';
+export { parseToolArguments } from './internal/parse-tool-arguments';
 export {
   codeForStatus,
   type ProviderErrorExtra,
   providerAdvice,
   providerError,
 } from './internal/provider-error';
-export { parseToolArguments, wireSchema } from './internal/tool-arguments';
+export { wireSchema } from './internal/wire-schema';

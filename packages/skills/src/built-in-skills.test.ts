@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, runAgent } from '@bridle/core';
+import { Agent, composeSkills, runAgent } from '@bridle/core';
 import { ConfigError } from '@bridle/protocol';
 import { scriptedModel } from '@bridle/testing';
 import { Workspace } from '@bridle/workspace-tools';
@@ -9,7 +9,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analystSkill } from './analyst-skill';
 import { assistantSkill } from './assistant-skill';
 import { codingSkill } from './coding-skill';
-import { composeSkills } from './compose-skills';
 import { defineSkill } from './skill';
 import { createToolbox } from './toolbox';
 

@@ -1,16 +1,7 @@
+import type { Skill } from '@bridle/core';
 import { ConfigError, describeValue, type Tool } from '@bridle/protocol';
 
-/** Instructions plus the tools they need: the unit agents are assembled from. */
-export interface Skill {
-  /** Unique among the skills of one agent; `^[a-zA-Z][a-zA-Z0-9_-]{0,63}$`. */
-  readonly name: string;
-  /** One line saying what the skill is for (shown to people, e.g. in `bridle run --help`). */
-  readonly description: string;
-  /** Appended to the system prompt in a delimited section (see `skillSection`). */
-  readonly instructions: string;
-  /** Registered with the agent; a name clash with another tool is a `ConfigError`. */
-  readonly tools: readonly Tool[];
-}
+export type { Skill };
 
 /** What {@link defineSkill} takes. `tools` defaults to none. */
 export interface SkillDefinition {

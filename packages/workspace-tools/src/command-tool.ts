@@ -1,9 +1,9 @@
 import { posix } from 'node:path';
 import { ConfigError, type Tool, type ToolContext } from '@bridle/protocol';
-import { type CommandPreset, type ResolvedPreset, resolvePreset } from './command-preset';
+import { expectArguments, invalidArguments, stringArgument } from './check-arguments';
 import { GIT_SAFETY_ARGUMENTS, GIT_SAFETY_ENVIRONMENT, isGit } from './git-safety';
+import { type CommandPreset, type ResolvedPreset, resolvePreset } from './resolve-preset';
 import { type CommandResult, runProcess } from './run-process';
-import { expectArguments, invalidArguments, stringArgument } from './tool-arguments';
 import { WorkspaceError } from './workspace-error';
 
 /**

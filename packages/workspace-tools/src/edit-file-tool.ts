@@ -1,7 +1,7 @@
 import type { Tool } from '@bridle/protocol';
+import { expectArguments, invalidArguments, stringArgument } from './check-arguments';
 import { decodeText } from './decode-text';
 import { parsePath } from './path-rules';
-import { expectArguments, invalidArguments, stringArgument } from './tool-arguments';
 import { WorkspaceError } from './workspace-error';
 import type { WorkspaceOperations } from './workspace-operations';
 

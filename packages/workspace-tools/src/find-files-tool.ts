@@ -1,7 +1,7 @@
 import type { Tool, ToolContext } from '@bridle/protocol';
+import { expectArguments, stringArgument } from './check-arguments';
 import { describeWalkStop } from './describe-walk-stop';
 import { compileGlob, globCostRefusal } from './glob-pattern';
-import { expectArguments, stringArgument } from './tool-arguments';
 import { WorkspaceError } from './workspace-error';
 import type { WalkSummary, WorkspaceOperations } from './workspace-operations';
 

@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
+import { invalidArguments } from './check-arguments';
 import { compileGlobMatcher, GlobTooCostlyError } from './glob-matcher';
 import { parsePath } from './path-rules';
-import { invalidArguments } from './tool-arguments';
 import type { WorkspaceError } from './workspace-error';
 
 /** Longest accepted glob, in characters. */

@@ -1,4 +1,3 @@
-export type { CommandPreset } from './command-preset';
 export { type CommandArguments, type CommandToolOptions, type CommandWorkspace, commandTool } from './command-tool';
 export { type EditFileArguments, editFileTool } from './edit-file-tool';
 export { type FindFilesArguments, type FindFilesLimits, findFilesTool } from './find-files-tool';
@@ -7,6 +6,7 @@ export { type ListDirectoryArguments, listDirectoryTool } from './list-directory
 export { DEFAULT_PROTECTED } from './protected-paths';
 export { type ReadFileArguments, readFileTool } from './read-file-tool';
 export { GIT_REPOSITORY_LAYOUT } from './repository-layout';
+export type { CommandPreset } from './resolve-preset';
 export type { CommandResult } from './run-process';
 export { type SearchTextArguments, type SearchTextLimits, searchTextTool } from './search-text-tool';
 export { WORKSPACE_PATH_FORMAT } from './string-parameter';

@@ -1,7 +1,7 @@
 import type { Tool } from '@bridle/protocol';
+import { expectArguments, invalidArguments, positiveIntegerArgument, stringArgument } from './check-arguments';
 import { decodeText } from './decode-text';
 import { parsePath } from './path-rules';
-import { expectArguments, invalidArguments, positiveIntegerArgument, stringArgument } from './tool-arguments';
 import type { WorkspaceOperations } from './workspace-operations';
 
 /** Arguments of `read_file`. Lines are 1-based and inclusive. */

@@ -1,9 +1,9 @@
 import type { Tool, ToolContext } from '@bridle/protocol';
+import { expectArguments, invalidArguments, stringArgument } from './check-arguments';
 import { isText } from './decode-text';
 import { describeWalkStop } from './describe-walk-stop';
 import { compileGlob, globCostRefusal } from './glob-pattern';
 import { type LineMatch, runRegexJob } from './regex-worker';
-import { expectArguments, invalidArguments, stringArgument } from './tool-arguments';
 import { WorkspaceError } from './workspace-error';
 import type { WalkStop, WorkspaceOperations } from './workspace-operations';
 

@@ -1,5 +1,5 @@
 import { ConfigError, describeValue } from '@bridle/protocol';
-import { invalidArguments } from './tool-arguments';
+import { invalidArguments } from './check-arguments';
 
 /** Longest parameter value accepted when the schema sets no `maxLength`. */
 export const DEFAULT_MAX_PARAMETER_LENGTH = 4096;

@@ -1,5 +1,5 @@
 import type { Tool } from '@bridle/protocol';
-import { expectArguments, stringArgument } from './tool-arguments';
+import { expectArguments, stringArgument } from './check-arguments';
 import type { WorkspaceOperations } from './workspace-operations';
 
 /** Arguments of `write_file`. */

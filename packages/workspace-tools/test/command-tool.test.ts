@@ -194,7 +194,10 @@ describe('commandTool', () => {
       /"\/nonexistent\/bin\/tool" does not exist or is not an executable file/,
     ],
     [{ x: { executable: 'true', timeout: 5 } }, /unknown option "timeout"/],
-    [{ x: { executable: 'true', timeoutMs: 0 } }, /Invalid commandTool preset "x" option timeoutMs: expected an integer >= 1/],
+    [
+      { x: { executable: 'true', timeoutMs: 0 } },
+      /Invalid commandTool preset "x" option timeoutMs: expected an integer >= 1/,
+    ],
     [{ x: { executable: 'true', params: { n: { type: 'number' } } } }, /only \{ type: 'string' \} schemas/],
     [
       { x: { executable: 'true', params: { n: { type: 'string', format: 'uri' } } } },

@@ -3,8 +3,9 @@ import { ConfigError, ProviderError } from '../errors';
 import { errorMessage } from './error-message';
 import { integerOption } from './integer-option';
 import { isThenable } from './is-thenable';
+import { parseToolArguments } from './parse-tool-arguments';
 import { codeForStatus, providerError } from './provider-error';
-import { parseToolArguments, wireSchema } from './tool-arguments';
+import { wireSchema } from './wire-schema';
 
 describe('errorMessage', () => {
   it('reads an Error, a string, or describes the value', () => {

@@ -1,19 +1,18 @@
 import { ConfigError, type Tool } from '@bridle/protocol';
 import { describe, expect, it } from 'vitest';
-import { composeSkills, skillSection } from './compose-skills';
-import { defineSkill } from './skill';
+import { composeSkills, type Skill, SkillSet, skillSection } from './skill';
 
 function tool(name: string): Tool {
   return { name, description: name, parameters: { type: 'object' }, execute: () => name };
 }
 const shared = tool('calculator');
-const math = defineSkill({ name: 'math', description: 'Math', instructions: 'Use the calculator.', tools: [shared] });
-const web = defineSkill({
+const math: Skill = { name: 'math', description: 'Math', instructions: 'Use the calculator.', tools: [shared] };
+const web: Skill = {
   name: 'web',
   description: 'Web',
   instructions: 'Fetch pages.',
   tools: [tool('fetch'), shared],
-});
+};
 
 describe('composeSkills', () => {
   it('appends delimited sections after the system prompt and adds tools in order', () => {
@@ -36,7 +35,7 @@ describe('composeSkills', () => {
   });
 
   it('rejects a clash between different tools with the same name, naming both owners', () => {
-    const other = defineSkill({ name: 'other', description: 'o', instructions: 'o', tools: [tool('calculator')] });
+    const other: Skill = { name: 'other', description: 'o', instructions: 'o', tools: [tool('calculator')] };
     let caught: unknown;
     try {
       composeSkills([math, other]);
@@ -54,5 +53,33 @@ describe('composeSkills', () => {
 
   it('rejects the same skill twice', () => {
     expect(() => composeSkills([math, math])).toThrow('Skill "math" is used twice: use each skill once.');
+  });
+
+  it('takes plain tools and partial skills like agent.use(), and checks new tools with the registry', () => {
+    const own = tool('own');
+    expect(composeSkills([own, { instructions: 'Be brief.' }, { tools: [own] }])).toEqual({
+      system: '<skill>\nBe brief.\n</skill>',
+      tools: [own],
+    });
+    expect(() => composeSkills([tool('bad name!')])).toThrow(ConfigError);
+    expect(() => composeSkills([own, tool('own')])).toThrow(
+      'Tool name clash: agent.use() brings a tool "own" but the agent already has a different one. Rename one of them.',
+    );
+  });
+
+  it('changes nothing when adding fails', () => {
+    const set = new SkillSet({ system: 'Base.' });
+    set.add(math);
+    const other: Skill = {
+      name: 'other',
+      description: 'o',
+      instructions: 'o',
+      tools: [tool('fresh'), tool('calculator')],
+    };
+    expect(() => set.add(other)).toThrow(ConfigError);
+    expect(set.tools.map((entry) => entry.name)).toEqual(['calculator']);
+    expect(set.system).toBe('Base.\n\n<skill name="math">\nUse the calculator.\n</skill>');
+    set.add({ ...other, tools: [tool('fresh')] });
+    expect(set.tools.map((entry) => entry.name)).toEqual(['calculator', 'fresh']);
   });
 });
