@@ -50,6 +50,17 @@ export class LiveRuns {
     return { events: [...run.events], stop: () => run.listeners.delete(listener) };
   }
 
+  /**
+   * The run's promise settled: a segment that never emitted its `run_end` (its journal refused it, it
+   * threw) is over all the same; its followers' streams end.
+   */
+  settle(runId: string): void {
+    const run = this.#runs.get(runId);
+    if (!run) return;
+    this.#runs.delete(runId);
+    for (const listener of run.listeners) listener.end();
+  }
+
   /** True while a segment of `runId` runs in this process. */
   has(runId: string): boolean {
     return this.#runs.has(runId);

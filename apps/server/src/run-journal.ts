@@ -31,6 +31,9 @@ export function runJournal(context: ServerContext, options: { runId?: string; se
     runId,
     store: context.store,
     observers: (...extra) => [...base, ...extra.filter((observer): observer is Observer => observer !== undefined)],
-    close: () => context.store.untag(runId),
+    close: () => {
+      context.store.untag(runId);
+      context.live.settle(runId);
+    },
   };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resumeRun } from '@bridle/core';
-import { ConfigError } from '@bridle/protocol';
+import { BridleError, ConfigError } from '@bridle/protocol';
 import type { FastifyInstance } from 'fastify';
 import { answerRun } from '../answer-run';
 import { pendingCalls, runSessionId } from '../run-views';
@@ -30,6 +30,13 @@ export const APPROVALS_BODY = {
 } as const;
 
 const quote = (value: string) => JSON.stringify(value);
+
+/** The journal refused the resumed segment's first append: another writer appended at that place first. */
+function lostTheRace(error: unknown): boolean {
+  if (!BridleError.isInstance(error) || error.code !== 'journal_failed') return false;
+  const cause = (error as { cause?: unknown }).cause;
+  return BridleError.isInstance(cause) && cause.code === 'store_conflict';
+}
 
 /**
  * `POST /api/runs/:id/approvals` `{ approvals: { <callId>: true | false } }`: decides calls a paused run
@@ -113,6 +120,13 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
             } catch (error) {
               // Another process decided first (same store): core refuses before anything runs.
               if (ConfigError.isInstance(error)) throw new ServerError('approval_not_pending', error.message);
+              // Or both read the paused run at once: the journal takes one resumed segment, refuses the other.
+              if (lostTheRace(error)) {
+                throw new ServerError(
+                  'run_busy',
+                  `Cannot decide call ${first}: run ${id} was resumed by another decision at the same moment (another server on this store). Nothing was run here; reload the run to see its status.`,
+                );
+              }
               throw error;
             }
           },
