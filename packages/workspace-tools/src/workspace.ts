@@ -62,14 +62,37 @@ export class Workspace implements WorkspaceOperations {
     this.protectedTest = protectedPathMatcher(options.protected);
   }
 
-  /** Opens a workspace on an existing directory. Throws `ConfigError` for a bad root or options. */
+  /**
+   * Opens a workspace on an existing directory: the root's real path (symlinks resolved once) and its
+   * identity are checked here, and only here (there is no other way to make a workspace). On Linux, entries
+   * are reached through `/proc/self/fd` when that works. Throws `ConfigError` for a bad root or options.
+   */
   static async open(root: string, options: WorkspaceOptions = {}): Promise<Workspace> {
-    return openWorkspace(root, options, process.platform === 'linux');
-  }
-
-  /** @internal Builds a workspace once the root is resolved. */
-  static create(jail: Jail, options: Required<WorkspaceOptions>): Workspace {
-    return new Workspace(jail, options);
+    const resolved = resolveOptions(options);
+    if (typeof root !== 'string' || root === '' || root.includes('\u0000')) {
+      throw new ConfigError(`Workspace root must be a non-empty path string, got ${describeValue(root)}.`);
+    }
+    let real: string;
+    try {
+      real = await realpath(root);
+    } catch (error) {
+      throw new ConfigError(
+        `Workspace root "${root}" cannot be opened (${errorCode(error) ?? 'error'}): create it first.`,
+        {
+          cause: error,
+        },
+      );
+    }
+    const handle = await open(real, constants.O_RDONLY | constants.O_DIRECTORY).catch((error: unknown) => {
+      throw new ConfigError(`Workspace root "${root}" is not a readable directory (${errorCode(error) ?? 'error'}).`);
+    });
+    try {
+      const stats = await handle.stat({ bigint: true });
+      const viaDescriptor = process.platform === 'linux' && (await descriptorPathsWork(handle.fd, stats));
+      return new Workspace({ root: real, rootIdentity: stats, viaDescriptor }, resolved);
+    } finally {
+      await handle.close();
+    }
   }
 
   /** Whether `path` is protected. Never throws (an invalid path is reported as not protected). */
@@ -299,39 +322,6 @@ export class Workspace implements WorkspaceOperations {
       throw new WorkspaceError('not_a_directory', `Refused: "${relative}" is not a directory.`);
     }
     return openDirectoryChain(this.jail, checked, segments.length);
-  }
-}
-
-/** @internal Opens a workspace, choosing whether entries are reached through `/proc/self/fd`. */
-export async function openWorkspace(
-  root: string,
-  options: WorkspaceOptions,
-  preferDescriptorPaths: boolean,
-): Promise<Workspace> {
-  const resolved = resolveOptions(options);
-  if (typeof root !== 'string' || root === '' || root.includes('\u0000')) {
-    throw new ConfigError(`Workspace root must be a non-empty path string, got ${describeValue(root)}.`);
-  }
-  let real: string;
-  try {
-    real = await realpath(root);
-  } catch (error) {
-    throw new ConfigError(
-      `Workspace root "${root}" cannot be opened (${errorCode(error) ?? 'error'}): create it first.`,
-      {
-        cause: error,
-      },
-    );
-  }
-  const handle = await open(real, constants.O_RDONLY | constants.O_DIRECTORY).catch((error: unknown) => {
-    throw new ConfigError(`Workspace root "${root}" is not a readable directory (${errorCode(error) ?? 'error'}).`);
-  });
-  try {
-    const stats = await handle.stat({ bigint: true });
-    const viaDescriptor = preferDescriptorPaths && (await descriptorPathsWork(handle.fd, stats));
-    return Workspace.create({ root: real, rootIdentity: stats, viaDescriptor }, resolved);
-  } finally {
-    await handle.close();
   }
 }
 

@@ -49,6 +49,12 @@ describe('Workspace.open', () => {
     expect(workspace.root).toBe(root);
   });
 
+  it('is the only way to make a workspace: no static factory skips its root checks', () => {
+    expect(
+      Object.getOwnPropertyNames(Workspace).filter((name) => typeof Reflect.get(Workspace, name) === 'function'),
+    ).toEqual(['open']);
+  });
+
   it.each([
     ['a missing root', (base: string) => join(base, 'missing'), {}, /cannot be opened/],
     ['a file as root', (base: string) => join(base, 'outside', 'secret.txt'), {}, /not a readable directory/],
