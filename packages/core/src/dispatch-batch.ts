@@ -1,25 +1,21 @@
 import type { ToolCall, ToolMessage } from '@bridle/protocol';
-import { cancelledText, runToolCall, type ToolCallContext } from './run-tool-call';
-import type { ToolOutcome } from './tool-result-text';
-
-/** What a batch needs beyond one call's context. */
-export interface BatchContext extends ToolCallContext {
-  toolConcurrency: number;
-  /** Results known already (journaled before a crash): used as they are, without events. */
-  known: ReadonlyMap<string, ToolOutcome> | undefined;
-}
+import type { Batch } from './loop-state';
+import type { RunContext } from './run-context';
+import { cancelledText, runToolCall } from './run-tool-call';
 
 /**
- * Runs one batch of tool calls and returns exactly one tool message per call, in call order. Consecutive
- * calls of `readOnly` tools (without `requiresApproval`) run concurrently, at most `toolConcurrency` at a
+ * Runs the tool calls of a batch and returns exactly one tool message per call, in call order (results
+ * journaled before a crash are used as they are, without events). Consecutive calls of `readOnly` tools (without `requiresApproval`) run concurrently, at most `toolConcurrency` at a
  * time; every other call runs alone, in call order, after the calls before it finished. Once the run is
  * cancelled no further call starts, and calls that never ran get results saying cancelled or timed out.
  * Rejects only with a `JournalError` (a journal that cannot be written).
  */
-export async function dispatchBatch(calls: readonly ToolCall[], context: BatchContext): Promise<ToolMessage[]> {
+export async function dispatchBatch(run: RunContext, batch: Batch): Promise<ToolMessage[]> {
+  const { calls, results: known } = batch;
+  const { scope } = run;
+  const { registry, toolConcurrency } = run.options;
   const results: (ToolMessage | undefined)[] = new Array(calls.length);
-  const { scope, registry, known } = context;
-  if (known !== undefined && known.size > 0) {
+  if (known.size > 0) {
     for (let at = 0; at < calls.length; at++) {
       const call = calls[at] as ToolCall;
       const outcome = known.get(call.id);
@@ -38,8 +34,8 @@ export async function dispatchBatch(calls: readonly ToolCall[], context: BatchCo
       continue;
     }
     const call = calls[index] as ToolCall;
-    if (!concurrent(call) || context.toolConcurrency === 1) {
-      const message = runToolCall(call, context);
+    if (!concurrent(call) || toolConcurrency === 1) {
+      const message = runToolCall(call, run, batch);
       results[index] = message instanceof Promise ? await message : message;
       index++;
       continue;
@@ -50,11 +46,11 @@ export async function dispatchBatch(calls: readonly ToolCall[], context: BatchCo
     const worker = async () => {
       while (next < end && !scope.reason) {
         const at = next++;
-        const message = runToolCall(calls[at] as ToolCall, context);
+        const message = runToolCall(calls[at] as ToolCall, run, batch);
         results[at] = message instanceof Promise ? await message : message;
       }
     };
-    const workers = Math.min(context.toolConcurrency, end - index);
+    const workers = Math.min(toolConcurrency, end - index);
     if (workers === 1) await worker();
     else await Promise.all(Array.from({ length: workers }, worker));
     index = end;

@@ -8,9 +8,8 @@ import {
 } from '@bridle/protocol';
 import { backoffDelay, errorMessage } from '@bridle/protocol/internal';
 import { callModel } from './call-model';
-import type { EventSink } from './event-sink';
-import type { ResolvedOptions } from './resolve-options';
-import { type CallSignal, Cancelled, type RunScope } from './run-scope';
+import type { RunContext } from './run-context';
+import { type CallSignal, Cancelled } from './run-scope';
 
 /** A step's model response, or why there is none (cancellation is thrown as {@link Cancelled}). */
 export type ModelOutcome = { ok: true; response: ModelResponse } | { ok: false; error: string };
@@ -41,12 +40,8 @@ function modelRequest(request: StepRequest, call: CallSignal): ModelRequest {
  * Emits `model_start` per attempt and `model_error` per failure. Throws {@link Cancelled} when the run
  * is cancelled; every other failure resolves as `{ ok: false }`.
  */
-export async function requestModel(
-  options: ResolvedOptions,
-  scope: RunScope,
-  emitter: EventSink,
-  request: StepRequest,
-): Promise<ModelOutcome> {
+export async function requestModel(run: RunContext, request: StepRequest): Promise<ModelOutcome> {
+  const { options, scope, emitter } = run;
   const { step } = request;
   const onTextDelta = (text: string) => emitter.emit({ type: 'text_delta', step, text });
   for (let attempt = 1; ; attempt++) {

@@ -39,20 +39,7 @@ export async function runBatch(run: RunContext, batch: Batch): Promise<Ending | 
   }
   state.messages.push(assistantMessage(batch));
   state.toolCalls += count;
-  const results = await dispatchBatch(batch.calls, {
-    registry: options.registry,
-    scope,
-    emitter: run.emitter,
-    runId: state.runId,
-    step: batch.step,
-    maxToolResultChars: options.maxToolResultChars,
-    toolConcurrency: options.toolConcurrency,
-    decisions: batch.decisions,
-    interrupted: batch.interrupted.size > 0 ? batch.interrupted : undefined,
-    known: batch.results,
-    journal: run.journal,
-    link: run.link,
-  });
+  const results = await dispatchBatch(run, batch);
   for (const result of results) state.messages.push(result);
   return undefined;
 }

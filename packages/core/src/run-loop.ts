@@ -86,7 +86,7 @@ export async function runLoop(run: RunContext): Promise<Ending> {
     // Every tool result is durable before the next model call (usually already: each call's tool_end is
     // flushed; this catches results that ran no tool, such as a denied call; an empty flush writes nothing).
     if (journal) await journal.flush();
-    const outcome = await requestModel(options, scope, emitter, { step, system, messages, tools });
+    const outcome = await requestModel(run, { step, system, messages, tools });
     if (!outcome.ok) return { status: 'model_error', error: outcome.error };
     const { response } = outcome;
     const calls = response.toolCalls ?? [];

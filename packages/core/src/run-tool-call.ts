@@ -1,36 +1,15 @@
 import { boundToolResult } from '@bridle/context';
 import type { Tool, ToolCall, ToolMessage } from '@bridle/protocol';
 import { errorMessage, isThenable } from '@bridle/protocol/internal';
-import type { ToolRegistry } from '@bridle/registry';
-import type { EventSink } from './event-sink';
-import type { Journal } from './journal';
-import type { Decision } from './loop-state';
-import { RUN_LINK, type RunLink } from './run-link';
-import type { CancelReason, RunScope } from './run-scope';
+import type { ValidationResult } from '@bridle/registry';
+import type { Batch } from './loop-state';
+import type { RunContext } from './run-context';
+import { RUN_LINK } from './run-link';
+import type { CancelReason } from './run-scope';
 import { type ToolOutcome, toolResultText } from './tool-result-text';
-
-/** What running one tool call needs from the run. */
-export interface ToolCallContext {
-  registry: ToolRegistry;
-  scope: RunScope;
-  emitter: EventSink;
-  runId: string;
-  step: number;
-  maxToolResultChars: number;
-  /** Decisions on the batch's `requiresApproval` calls (made before the batch runs); none means denied. */
-  decisions: ReadonlyMap<string, Decision> | undefined;
-  /** Calls a crash may have cut (resumed runs): run again only when the tool is `readOnly` or `idempotent`. */
-  interrupted: ReadonlySet<string> | undefined;
-  /** With a store: `tool_start` is durable before the tool runs, `tool_end` before the loop goes on. */
-  journal: Journal | undefined;
-  /** The run, as a sub-agent tool sees it. */
-  link: RunLink | undefined;
-}
 
 /** The result of an interrupted call that is not safe to run twice. */
 export const INTERRUPTED = 'Interrupted: this call may or may not have run; check before retrying';
-
-type Validation = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
 /** The text of a result the run's cancellation cut short (`started`: the call was already running). */
 export function cancelledText(reason: CancelReason, toolName: string, started: boolean): string {
@@ -42,40 +21,53 @@ export function cancelledText(reason: CancelReason, toolName: string, started: b
 
 const failed = (content: string): ToolOutcome => ({ content, isError: true });
 
-/** Turns a rejection of the async part of a call into an outcome: cancelled, or the failure itself. */
-function settled(
-  pending: Promise<ToolOutcome>,
-  call: ToolCall,
-  context: ToolCallContext,
-  what: string,
-): Promise<ToolOutcome> {
-  return pending.catch((error: unknown) => {
-    const { reason } = context.scope;
-    if (reason) return failed(cancelledText(reason, call.name, true));
-    return failed(errorMessage(error, `Tool ${call.name} ${what}`));
-  });
+/** A call that may run (`tool` with its validated `value`), or the result that refuses it. */
+type Admission = { tool: Tool; value: unknown; refused?: undefined } | { refused: ToolOutcome };
+
+/**
+ * The rules a call passes before `execute`, in order: a known tool; not cut by a crash unless safe to run
+ * again (`readOnly` or `idempotent`); valid arguments; for `requiresApproval`, a decision made before the
+ * batch ran (none means denied: fail closed). Synchronous and pure.
+ */
+function admit(call: ToolCall, validation: ValidationResult, run: RunContext, batch: Batch): Admission {
+  const tool = run.options.registry.get(call.name);
+  if (!tool) return { refused: failed(`Unknown tool: ${call.name}`) };
+  if (batch.interrupted.has(call.id) && tool.readOnly !== true && tool.idempotent !== true)
+    return { refused: failed(INTERRUPTED) };
+  if (!validation.ok) return { refused: failed(`Invalid arguments: ${validation.errors.join('; ')}`) };
+  if (tool.requiresApproval) {
+    const decision = batch.decisions.get(call.id);
+    if (decision !== true)
+      return {
+        refused: failed(decision ?? `Denied: ${tool.name} requires approval and no approve hook is configured.`),
+      };
+  }
+  return { tool, value: validation.value };
+}
+
+/** The outcome of a rejection after the call started: the run's cancellation, or the failure itself. */
+function rejected(error: unknown, call: ToolCall, run: RunContext, what: string): ToolOutcome {
+  const { reason } = run.scope;
+  return failed(reason ? cancelledText(reason, call.name, true) : errorMessage(error, `Tool ${call.name} ${what}`));
 }
 
 /**
- * Calls `execute`. A synchronous tool is handled without a single promise (this is the hot path);
- * a promise is raced against the run's cancellation, so a tool that ignores its signal cannot hold the run.
+ * Calls `execute` with the call's own signal. A tool that returns a value gives its outcome at once; a
+ * promise is raced against the run's cancellation (a tool that ignores its signal cannot hold the run)
+ * and gives a promise of the outcome that never rejects.
  */
-function execute(
-  tool: Tool,
-  value: unknown,
-  call: ToolCall,
-  context: ToolCallContext,
-): ToolOutcome | Promise<ToolOutcome> {
-  const { scope } = context;
+function execute(tool: Tool, value: unknown, call: ToolCall, run: RunContext): ToolOutcome | Promise<ToolOutcome> {
+  const { scope } = run;
   const child = scope.child();
+  const runId = run.state.runId;
   const toolContext = {
     get signal() {
       return child.signal;
     },
     callId: call.id,
-    runId: context.runId,
-    idempotencyKey: `${context.runId}:${call.id}`,
-    [RUN_LINK]: context.link,
+    runId,
+    idempotencyKey: `${runId}:${call.id}`,
+    [RUN_LINK]: run.link,
   };
   let result: unknown;
   try {
@@ -88,88 +80,74 @@ function execute(
     child.release();
     return toolResultText(result, tool.name);
   }
-  const pending = scope.race(result).then((resolved) => toolResultText(resolved, tool.name));
-  return settled(pending, call, context, 'failed').finally(() => child.release());
+  return scope
+    .race(result)
+    .then(
+      (resolved) => toolResultText(resolved, tool.name),
+      (error: unknown) => rejected(error, call, run, 'failed'),
+    )
+    .finally(() => child.release());
 }
 
-function afterValidation(
-  validation: Validation,
-  tool: Tool,
-  call: ToolCall,
-  context: ToolCallContext,
-): ToolOutcome | Promise<ToolOutcome> {
-  if (!validation.ok) return failed(`Invalid arguments: ${validation.errors.join('; ')}`);
-  if (!tool.requiresApproval) return execute(tool, validation.value, call, context);
-  const decision = context.decisions?.get(call.id);
-  if (decision === true) return execute(tool, validation.value, call, context);
-  // Decisions are made before the batch runs; a call without one is denied (fail closed).
-  return failed(decision ?? `Denied: ${tool.name} requires approval and no approve hook is configured.`);
-}
-
-function outcomeOf(call: ToolCall, context: ToolCallContext): ToolOutcome | Promise<ToolOutcome> {
-  const { registry, scope } = context;
-  const tool = registry.get(call.name);
-  if (!tool) return failed(`Unknown tool: ${call.name}`);
-  if (context.interrupted?.has(call.id) && tool.readOnly !== true && tool.idempotent !== true)
-    return failed(INTERRUPTED);
-  let validation: Validation;
-  try {
-    // Synchronous first: nearly every schema validates synchronously, and this path allocates no promise.
-    validation = registry.validate(call.name, call.arguments);
-  } catch {
-    // Only a Standard Schema that validates asynchronously throws here: await it, abort-aware.
-    const checked = scope.race(registry.validateAsync(call.name, call.arguments));
-    return settled(
-      checked.then((result) => afterValidation(result, tool, call, context)),
-      call,
-      context,
-      'could not be validated',
-    );
-  }
-  return afterValidation(validation, tool, call, context);
-}
-
-function toolMessage(call: ToolCall, outcome: ToolOutcome, context: ToolCallContext): ToolMessage {
-  const content = boundToolResult(outcome.content, context.maxToolResultChars);
+/** Emits `tool_end` and makes the tool message, its content bounded by `maxToolResultChars`. */
+function toolMessage(call: ToolCall, outcome: ToolOutcome, run: RunContext, batch: Batch): ToolMessage {
+  const content = boundToolResult(outcome.content, run.options.maxToolResultChars);
   const { isError } = outcome;
-  context.emitter.emit({
-    type: 'tool_end',
-    step: context.step,
-    callId: call.id,
-    name: call.name,
-    isError,
-    result: content,
-  });
+  run.emitter.emit({ type: 'tool_end', step: batch.step, callId: call.id, name: call.name, isError, result: content });
   return { role: 'tool', callId: call.id, name: call.name, content, isError };
 }
 
-/** A call of a journaled run: `tool_start` durable before the tool runs, `tool_end` before the loop goes on. */
-async function journaled(call: ToolCall, context: ToolCallContext, journal: Journal): Promise<ToolMessage> {
-  await journal.flush();
-  const message = toolMessage(call, await outcomeOf(call, context), context);
-  await journal.flush();
+/**
+ * The same path as {@link runToolCall}, awaiting every part: for a journaled run (`tool_start` durable
+ * before the tool runs, `tool_end` before the loop goes on) and for a schema that validates asynchronously.
+ */
+async function runToolCallAsync(call: ToolCall, run: RunContext, batch: Batch): Promise<ToolMessage> {
+  const { journal, scope, options } = run;
+  if (journal) await journal.flush();
+  let outcome: ToolOutcome;
+  try {
+    const validation = await scope.race(options.registry.validateAsync(call.name, call.arguments));
+    const admission = admit(call, validation, run, batch);
+    outcome = admission.refused ?? (await execute(admission.tool, admission.value, call, run));
+  } catch (error) {
+    outcome = rejected(error, call, run, 'could not be validated');
+  }
+  const message = toolMessage(call, outcome, run, batch);
+  if (journal) await journal.flush();
   return message;
 }
 
 /**
- * Runs one tool call to a tool message, never throwing or rejecting: an unknown tool, invalid arguments
- * (checked before `execute`), a denied approval, a throwing tool, an unserializable result and the
- * run's cancellation all become `isError` results. The content is bounded by `maxToolResultChars`.
- * Emits `tool_start` and `tool_end`. Returns synchronously when nothing had to be awaited. Only a
- * journal that cannot be written rejects (with `JournalError`), and then the tool did not run.
+ * Runs one tool call of `batch` to a tool message, never throwing or rejecting: an unknown tool, invalid
+ * arguments (checked before `execute`), a denied approval, a throwing tool, an unserializable result and
+ * the run's cancellation all become `isError` results. Emits `tool_start` and `tool_end`. Only a journal
+ * that cannot be written rejects (with `JournalError`), and then the tool did not run.
+ *
+ * Read it top to bottom: validate, {@link admit}, {@link execute}, make the message. It returns
+ * synchronously when nothing had to be awaited (a synchronous schema and tool, the common case and the
+ * loop's hot path: no promise is made); otherwise the only promise is the one `execute` returned, or the
+ * whole call goes through {@link runToolCallAsync}.
  */
-export function runToolCall(call: ToolCall, context: ToolCallContext): ToolMessage | Promise<ToolMessage> {
-  context.emitter.emit({
+export function runToolCall(call: ToolCall, run: RunContext, batch: Batch): ToolMessage | Promise<ToolMessage> {
+  run.emitter.emit({
     type: 'tool_start',
-    step: context.step,
+    step: batch.step,
     callId: call.id,
     name: call.name,
     arguments: call.arguments,
   });
-  const { journal } = context;
-  if (journal) return journaled(call, context, journal);
-  const outcome = outcomeOf(call, context);
-  return outcome instanceof Promise
-    ? outcome.then((settledOutcome) => toolMessage(call, settledOutcome, context))
-    : toolMessage(call, outcome, context);
+  if (run.journal) return runToolCallAsync(call, run, batch);
+  let validation: ValidationResult;
+  try {
+    validation = run.options.registry.validate(call.name, call.arguments);
+  } catch {
+    // Only a Standard Schema that validates asynchronously throws here.
+    return runToolCallAsync(call, run, batch);
+  }
+  const admission = admit(call, validation, run, batch);
+  if (admission.refused) return toolMessage(call, admission.refused, run, batch);
+  const outcome = execute(admission.tool, admission.value, call, run);
+  return isThenable(outcome)
+    ? outcome.then((settled) => toolMessage(call, settled, run, batch))
+    : toolMessage(call, outcome, run, batch);
 }
