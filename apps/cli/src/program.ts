@@ -8,6 +8,7 @@ import { mcpServeCommand } from './commands/mcp-serve';
 import { runCommand } from './commands/run';
 import { serveCommand } from './commands/serve';
 import { trustCommand } from './commands/trust';
+import { workerCommand } from './commands/worker';
 
 /**
  * Builds the `bridle` commander program. It never exits the process: commander errors are thrown
@@ -29,6 +30,7 @@ export function createProgram(context: CommandContext): Command {
   program.addCommand(serveCommand(context));
   program.addCommand(mcpServeCommand(context));
   program.addCommand(trustCommand(context));
+  program.addCommand(workerCommand(context));
   // addCommand() does not pass settings down (only .command() does): apply them to every command.
   for (const command of [program, ...program.commands]) {
     command
