@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { join } from 'node:path';
 import { openRunQueue } from '@bridle/queue';
 import { openStore } from '@bridle/store';
 import { type FakeProviderServer, fakeOpenAIServer } from '@bridle/testing';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, fakeOpenAIEnv, requireBuild, runCli, startCli } from './cli-process';
+import { type CliProcess, cliEnv, fakeOpenAIEnv, requireBuild, runCli, startCli, tempDir } from './cli-process';
 
 const REDIS_URL = process.env.BRIDLE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const POSTGRES_URL = process.env.BRIDLE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -140,7 +142,7 @@ suite('bridle worker', () => {
     expect(exit.code).toBe(0);
     expect(exit.stderr).toContain('bridle worker: stopping: draining 0 running job(s) (up to 30000 ms)');
     expect(exit.stderr).toMatch(/bridle worker: stopped\n$/);
-  });
+  }, 120_000);
 
   it('SIGTERM with a job running: it finishes within --drain-timeout, then the worker exits 0', async () => {
     let answered = 0;
@@ -163,14 +165,15 @@ suite('bridle worker', () => {
     expect(exit.stderr).toContain('stopping: draining 1 running job(s) (up to 60000 ms)');
     expect(answered).toBe(1);
     expect((await queue.job('slow-1')).result).toMatchObject({ status: 'completed', answer: 'slow answer' });
-  });
+  }, 120_000);
 
   it('bad configuration exits 2 naming the problem: missing --redis or --store, memory: store, bad rate, services down', async () => {
     const env = fakeOpenAIEnv({ baseURL: 'http://127.0.0.1:9/v1' });
     const noRedis = await runCli(['worker', '--store', POSTGRES_URL], { env });
     expect(noRedis.code).toBe(2);
     expect(noRedis.stderr).toContain('No Redis for the queue: give --redis redis://host:6379 or set BRIDLE_REDIS_URL.');
-    const noStore = await runCli(['worker', '--redis', REDIS_URL], { env });
+    const { BRIDLE_STORE: _memory, ...withoutStore } = env;
+    const noStore = await runCli(['worker', '--redis', REDIS_URL], { env: withoutStore });
     expect(noStore.code).toBe(2);
     expect(noStore.stderr).toContain('No store: workers and producers must share one.');
     const memory = await runCli(['worker', '--redis', REDIS_URL, '--store', 'memory:'], { env });
@@ -195,5 +198,139 @@ suite('bridle worker', () => {
     expect(postgresDown.stderr).toContain(
       `bridle: cannot reach Postgres at postgres://postgres@127.0.0.1:${port}/test (waited at most 10000 ms): connect ECONNREFUSED`,
     );
-  });
+  }, 120_000);
+});
+
+function resultLines(dir: string): Record<string, unknown>[] {
+  return readFileSync(join(dir, 'results.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line));
+}
+
+suite('bridle batch --queue', () => {
+  it('enqueues the items for workers, writes each result once (with its runId); a rerun skips what is done', async () => {
+    server = await fakeOpenAIServer((request) => ({
+      content: `answer ${/item (\w+)/.exec(JSON.stringify(request.body))?.[1]}`,
+      usage,
+    }));
+    const { prefix, storeUrl } = await deployment();
+    const env = fakeOpenAIEnv(server);
+    const workerArgs = ['--redis', REDIS_URL, '--store', storeUrl, '--queue-prefix', prefix, '--concurrency', '2'];
+    const workers = [startWorker(workerArgs, env), startWorker(workerArgs, env)];
+    for (const worker of workers) await worker.waitFor('worker ready', 'stderr');
+    const dir = tempDir();
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+    writeFileSync(
+      join(dir, 'in.jsonl'),
+      `${[...ids.map((id) => JSON.stringify({ id, prompt: `item ${id}` })), '{"id": "broken",'].join('\n')}\n`,
+    );
+    const batchArgs = [
+      'batch',
+      'in.jsonl',
+      '--out',
+      'results.jsonl',
+      '--queue',
+      REDIS_URL,
+      '--store',
+      storeUrl,
+      '--queue-prefix',
+      prefix,
+    ];
+    // The producer holds no key: only the model id.
+    const producerEnv = cliEnv({ BRIDLE_MODEL: 'openai:fake-model' });
+    const first = await runCli(batchArgs, { env: producerEnv, cwd: dir });
+    expect(first.stderr).toContain('in.jsonl:7: skipped: not valid JSON');
+    expect(first.stderr).toMatch(/^6 to run, 1 bad line · openai:fake-model · queue bridle-cli-test-\S+:bridle-runs$/m);
+    expect(first.stderr).toMatch(
+      /^Done: 6 completed · 0 failed · 1 bad line · 60 in \/ 30 out tokens · [\d.]+s → results\.jsonl$/m,
+    );
+    expect(first.code).toBe(1);
+    const lines = resultLines(dir);
+    expect(lines.map((line) => line.id).sort()).toEqual(ids);
+    for (const line of lines) {
+      expect(line).toEqual({
+        id: line.id,
+        status: 'completed',
+        answer: `answer ${line.id}`,
+        attempts: 1,
+        steps: 1,
+        toolCalls: 0,
+        usage,
+        durationMs: expect.any(Number),
+        runId: expect.stringMatching(new RegExp(`^batch-[0-9a-f]{16}-${line.id}$`)),
+      });
+    }
+    // The runs are journaled in the shared store under those run ids.
+    const store = await openStore(storeUrl);
+    expect((await store.readRun(lines[0]?.runId as string))?.status).toBe('completed');
+    await store.close();
+
+    const again = await runCli(batchArgs, { env: producerEnv, cwd: dir });
+    expect(again.stderr).toMatch(/^0 to run, 6 already in results\.jsonl, 1 bad line/m);
+    expect(resultLines(dir)).toHaveLength(6);
+    expect(server.requests).toHaveLength(6);
+  }, 120_000);
+
+  it('a producer killed mid-batch and run again writes every result exactly once; no item runs twice', async () => {
+    server = await fakeOpenAIServer(async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return { content: `answer ${/item (\w+)/.exec(JSON.stringify(request.body))?.[1]}`, usage };
+    });
+    const { prefix, storeUrl } = await deployment();
+    const worker = startWorker(
+      ['--redis', REDIS_URL, '--store', storeUrl, '--queue-prefix', prefix, '--concurrency', '2'],
+      fakeOpenAIEnv(server),
+    );
+    await worker.waitFor('worker ready', 'stderr');
+    const dir = tempDir();
+    const ids = Array.from({ length: 12 }, (_, index) => `i${index}`);
+    writeFileSync(
+      join(dir, 'in.jsonl'),
+      `${ids.map((id) => JSON.stringify({ id, prompt: `item ${id}` })).join('\n')}\n`,
+    );
+    const batchArgs = [
+      'batch',
+      'in.jsonl',
+      '--out',
+      'results.jsonl',
+      '--queue',
+      REDIS_URL,
+      '--store',
+      storeUrl,
+      '--queue-prefix',
+      prefix,
+    ];
+    const producerEnv = cliEnv({ BRIDLE_MODEL: 'openai:fake-model' });
+    const producer = startCli(batchArgs, { env: producerEnv, cwd: dir });
+    await producer.waitFor(/\[2\/12\]/, 'stderr');
+    producer.child.kill('SIGKILL');
+    await producer.exited;
+    const rerun = await runCli(batchArgs, { env: producerEnv, cwd: dir });
+    expect(rerun.code).toBe(0);
+    const lines = resultLines(dir);
+    expect(lines.map((line) => line.id).sort()).toEqual([...ids].sort());
+    expect(new Set(lines.map((line) => line.runId)).size).toBe(12);
+    const asked = server.requests.map((request) => /item (\w+)/.exec(JSON.stringify(request.body))?.[1]);
+    expect(asked.sort()).toEqual([...ids].sort());
+  }, 120_000);
+
+  it('--queue refuses worker settings and several skills (exit 2)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'in.jsonl'), '{"id": "a", "prompt": "x"}\n');
+    const env = cliEnv({ BRIDLE_MODEL: 'openai:fake-model' });
+    const base = ['batch', 'in.jsonl', '--out', 'results.jsonl', '--queue', REDIS_URL, '--store', POSTGRES_URL];
+    const workspace = await runCli([...base, '--workspace', dir], { env, cwd: dir });
+    expect(workspace.code).toBe(2);
+    expect(workspace.stderr).toContain(
+      '--workspace is a setting of the workers with --queue: give it to `bridle worker`, which runs the tools.',
+    );
+    const skills = await runCli([...base, '--skill', 'assistant', '--skill', 'analyst'], { env, cwd: dir });
+    expect(skills.code).toBe(2);
+    expect(skills.stderr).toContain('--queue takes one --skill (the name a worker offers), got assistant, analyst');
+    const { BRIDLE_STORE: _memory, ...withoutStore } = env;
+    const noStore = await runCli(base.slice(0, -2), { env: withoutStore, cwd: dir });
+    expect(noStore.code).toBe(2);
+    expect(noStore.stderr).toContain('No store: workers and producers must share one.');
+  }, 120_000);
 });

@@ -26,6 +26,7 @@ export async function submitAll(
 ): Promise<void> {
   const pending = new Map<string, { spec: RunJobSpec; index: number }>();
   for (const [index, spec] of specs.entries()) {
+    if (options.signal?.aborted) return;
     const { runId } = await queue.enqueue(spec);
     pending.set(runId, { spec: { ...spec, runId }, index });
   }

@@ -13,9 +13,10 @@ import { loadCliProject } from '../load-cli-project';
 import { type McpFlags, openMcpTools } from '../mcp-tools';
 import { isSameFile } from '../same-file';
 import { abortOnStopSignals } from '../stop-signals';
+import type { QueueBatchFlags } from './queued-batch-action';
 
 /** Flags of `bridle batch`. */
-export interface BatchFlags extends AgentFlags, McpFlags {
+export interface BatchFlags extends AgentFlags, McpFlags, QueueBatchFlags {
   out: string;
   concurrency: number;
   retries: number;
@@ -23,6 +24,8 @@ export interface BatchFlags extends AgentFlags, McpFlags {
 
 /** The `batch` command's work; resolves with the exit code. */
 export async function batchAction(context: CommandContext, inputFile: string, flags: BatchFlags): Promise<number> {
+  if (flags.queue !== undefined)
+    return (await import('./queued-batch-action')).queuedBatchAction(context, inputFile, flags);
   const { io, errorStyle: style } = context;
   const inputPath = resolve(io.cwd, inputFile);
   const outPath = resolve(io.cwd, flags.out);

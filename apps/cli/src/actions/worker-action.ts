@@ -21,12 +21,13 @@ export interface WorkerFlags extends AgentFlags, McpFlags {
 export function queueSettings(
   flags: { redis?: string; store?: string; queuePrefix?: string },
   env: Record<string, string | undefined>,
+  config: { store?: string },
   redisFlag = '--redis',
 ) {
   const redis = flags.redis ?? env.BRIDLE_REDIS_URL;
   if (!redis)
     throw new ConfigError(`No Redis for the queue: give ${redisFlag} redis://host:6379 or set BRIDLE_REDIS_URL.`);
-  const store = flags.store ?? env.BRIDLE_STORE;
+  const store = flags.store ?? (env.BRIDLE_STORE?.trim() || undefined) ?? config.store;
   if (!store)
     throw new ConfigError(
       'No store: workers and producers must share one. Give --store postgres://user@host:5432/db or set BRIDLE_STORE.',
@@ -41,10 +42,10 @@ export function queueSettings(
 /** The `worker` command's work: runs jobs until SIGTERM or Ctrl-C, then drains; resolves with the exit code. */
 export async function workerAction(context: CommandContext, flags: WorkerFlags): Promise<number> {
   const { io, errorStyle: style } = context;
-  const settings = queueSettings(flags, io.env);
+  const project = await loadCliProject(context, flags);
+  const settings = queueSettings(flags, io.env, project.config);
   const { parseRateLimit, startRunWorker } = await import('@bridle/queue');
   const rateLimit = flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit);
-  const project = await loadCliProject(context, flags);
   const setup = await buildAgentSetup(flags, io, project.config);
   const { openStore, redactUrl } = await import('@bridle/store');
   const store = await openStore(settings.store, { cwd: io.cwd });

@@ -65,6 +65,8 @@ export function workerAgents(
       tools: [...ready.tools, ...extraTools],
       ...(ready.system === undefined ? {} : { system: ready.system }),
       ...ready.limits,
+      // Nobody can answer a prompt on a worker: calls that need approval are denied, unless --yes.
+      ...(flags.yes ? { approve: () => true } : {}),
     };
   };
 }

@@ -21,6 +21,11 @@ export function batchCommand(context: CommandContext): Command {
       'retries of a failed run (only when no tool with side effects ran)',
       nonNegativeInteger,
       2,
+    )
+    .option('--queue <redis-url>', 'enqueue the items for `bridle worker`s on this Redis instead of running them here')
+    .option(
+      '--queue-prefix <name>',
+      'with --queue: the deployment key prefix (default: $BRIDLE_QUEUE_PREFIX, else bridle)',
     );
   addAgentFlags(command)
     .addHelpText(

@@ -18,10 +18,6 @@ export function workerCommand(context: CommandContext): Command {
       'Run agent jobs from the Redis queue bridle-runs (enqueued by `bridle batch --queue` or the server), journaled in a shared store',
     )
     .option('--redis <url>', 'Redis of the queue, e.g. redis://127.0.0.1:6379 (default: $BRIDLE_REDIS_URL)')
-    .option(
-      '--store <url>',
-      'the store every worker shares: postgres://user@host:5432/db (or sqlite:<path> on one machine; default: $BRIDLE_STORE)',
-    )
     .option('-c, --concurrency <n>', 'jobs run at once by this worker', positiveInteger, 4)
     .option(
       '--rate-limit <n/unit>',
