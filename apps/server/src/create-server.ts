@@ -24,8 +24,8 @@ import type { ModelSource, ServerContext } from './server-context';
 import { defaultLogger } from './server-logger';
 import type { ServerOptions } from './server-options';
 import { MemorySessionStore } from './session-store';
-import { type SessionTaggingStore, sessionTaggingStore } from './session-tagging-store';
 import { StoreSessionStore } from './store-session-store';
+import { type TaggingStore, taggingStore } from './tagging-store';
 
 /** A configured server: the Fastify instance plus its lifecycle. */
 export interface BridleServer {
@@ -109,7 +109,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     limiter: new RunLimiter(config.maxConcurrentRuns),
     // Both are set by the plugin below once the store has opened, before any route runs.
     sessions: undefined as never,
-    store: undefined as never as SessionTaggingStore,
+    store: undefined as never as TaggingStore,
     live: new LiveRuns(),
     resumingRuns: new Set(),
     busySessions: new Set(),
@@ -138,7 +138,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     const store =
       typeof options.store === 'object' ? options.store : await openStore(config.storeUrl, { cwd: process.cwd() });
     if (typeof options.store !== 'object') ownStore = store;
-    context.store = sessionTaggingStore(store);
+    context.store = taggingStore(store);
     context.sessions =
       options.sessionStore ??
       (config.storeUrl?.trim() === 'memory:'

@@ -21,7 +21,10 @@ export interface RunJournal {
  */
 export function runJournal(context: ServerContext, options: { runId?: string; sessionId?: string } = {}): RunJournal {
   const runId = options.runId ?? randomUUID();
-  if (options.sessionId !== undefined) context.store.tag(runId, options.sessionId);
+  context.store.tag(runId, {
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    segmentId: randomUUID(),
+  });
   const own = context.agent.onEvent;
   const base: Observer[] = [
     ...(own === undefined ? [] : Array.isArray(own) ? (own as readonly Observer[]) : [own as Observer]),

@@ -8,7 +8,7 @@ import type { ServerConfig } from './server-config';
 import { ServerError } from './server-error';
 import type { ServerAgentOptions } from './server-options';
 import type { SessionStore } from './session-store';
-import type { SessionTaggingStore } from './session-tagging-store';
+import type { TaggingStore } from './tagging-store';
 
 /** The model, or why there is none (a missing key: the server runs but is not ready); `error` never holds credentials. */
 export type ModelSource = { model: Model } | { error: string };
@@ -20,7 +20,7 @@ export interface ServerContext {
   /** Set once at startup, when the store has opened (before any route runs). */
   sessions: SessionStore;
   /** Where every run is journaled; set once at startup, when it has opened (before any route runs). */
-  store: SessionTaggingStore;
+  store: TaggingStore;
   /** Runs going on in this process, for their event streams. */
   readonly live: LiveRuns;
   /** Runs being resumed by an approval now: a second decision at once is refused (one resume only). */

@@ -1,6 +1,6 @@
 import type { Store } from '@bridle/protocol';
 import { openStore } from '@bridle/store';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { noteModel, noteTool, tempStoreUrl } from './durable-helpers';
 import { gatedModel, json, postJson, readSseFrames, startTestServer } from './helpers';
 
@@ -79,11 +79,13 @@ describe('two servers that read a paused run at the same moment', () => {
     const second = await startTestServer({ model: noteModel(), tools: [notes.tool], store: barrier.store });
     const chat = await postJson(`${first.url}/api/chat`, { prompt: 'note race' });
     barrier.arm(chat.body.runId, 2);
+    // The same clock for both: their resumed segments' events are then identical but for the server's tags.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     const answers = await Promise.all(
       [first, second].map((server) =>
         postJson(`${server.url}/api/runs/${chat.body.runId}/approvals`, { approvals: { 'call-race': true } }),
       ),
-    );
+    ).finally(() => vi.useRealTimers());
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
     const refused = answers.find((answer) => answer.status === 409);
     expect(refused?.body.error).toMatchObject({
