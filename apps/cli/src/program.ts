@@ -5,7 +5,10 @@ import { batchCommand } from './commands/batch';
 import { chatCommand } from './commands/chat';
 import { demoCommand } from './commands/demo';
 import { mcpServeCommand } from './commands/mcp-serve';
+import { replayCommand } from './commands/replay';
+import { resumeCommand } from './commands/resume';
 import { runCommand } from './commands/run';
+import { runsCommand } from './commands/runs';
 import { serveCommand } from './commands/serve';
 import { trustCommand } from './commands/trust';
 import { workerCommand } from './commands/worker';
@@ -21,11 +24,14 @@ export function createProgram(context: CommandContext): Command {
     .version(packageJson.version, '-v, --version')
     .addHelpText(
       'after',
-      "\nEnvironment: BRIDLE_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,\nOPENAI_COMPATIBLE_API_KEY, NO_COLOR. A folder's .env gives API keys only (--env-file FILE loads all of a file);\nits bridle.config.json and .mcp.json apply once you trust the folder (bridle trust, or --trust-project).",
+      "\nEnvironment: BRIDLE_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,\nOPENAI_COMPATIBLE_API_KEY, BRIDLE_STORE, NO_COLOR. A folder's .env gives API keys only (--env-file FILE loads all of a file);\nits bridle.config.json and .mcp.json apply once you trust the folder (bridle trust, or --trust-project).",
     );
   program.addCommand(runCommand(context));
   program.addCommand(chatCommand(context));
   program.addCommand(batchCommand(context));
+  program.addCommand(runsCommand(context));
+  program.addCommand(resumeCommand(context));
+  program.addCommand(replayCommand(context));
   program.addCommand(demoCommand(context));
   program.addCommand(serveCommand(context));
   program.addCommand(mcpServeCommand(context));

@@ -1,9 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Agent } from '@bridle/core';
 import type { RunEvent } from '@bridle/events';
-import type { Usage } from '@bridle/protocol';
+import { displayText } from '@bridle/models';
+import type { Store, StoredSession, Usage } from '@bridle/protocol';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import { createApprover } from '../approval-prompt';
+import { openCliStore } from '../cli-store';
 import type { CommandContext } from '../command-context';
 import { CHAT_HELP } from '../commands/chat';
 import { ExitCode } from '../exit-code';
@@ -13,6 +16,8 @@ import { createRunRenderer, type RunRenderer } from '../render-run';
 
 /** Flags of `bridle chat`. */
 export interface ChatFlags extends AgentFlags, McpFlags {
+  session?: string;
+  continue?: boolean;
   memoryChars?: number;
   memoryTokens?: number;
   compact?: boolean;
@@ -27,7 +32,16 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
   }
   const project = await loadCliProject(context, flags);
   const setup = await buildAgentSetup(flags, io, project.config);
-  const mcp = await openMcpTools(flags.mcp, project, io, style);
+  const stored = await openCliStore(context, flags, project.config);
+  let session: StoredSession;
+  let mcp: Awaited<ReturnType<typeof openMcpTools>>;
+  try {
+    session = await chooseSession(stored.store, flags);
+    mcp = await openMcpTools(flags.mcp, project, io, style);
+  } catch (error) {
+    await stored.close();
+    throw error;
+  }
   let renderer: RunRenderer | undefined;
   const memoryBudget =
     flags.memoryTokens !== undefined
@@ -74,6 +88,8 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
     ...setup.limits,
     stream: true,
     approve,
+    store: stored.store,
+    ...(session.messages.length > 0 ? { messages: session.messages } : {}),
     onEvent: (event: RunEvent) => renderer?.onEvent(event),
     ...(memoryBudget ? { memory: { ...memoryBudget, compact: flags.compact === true } } : {}),
   });
@@ -100,7 +116,7 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
 
   io.stderr.write(
     style.dim(
-      `bridle chat · ${setup.modelId} · skills: ${setup.skills.map((skill) => skill.name).join(', ') || 'none'} · /help for commands\n`,
+      `bridle chat · ${setup.modelId} · skills: ${setup.skills.map((skill) => skill.name).join(', ') || 'none'} · session ${displayText(session.id)}${session.messages.length > 0 ? ` (${session.messages.length} messages)` : ''} · /help for commands\n`,
     ),
   );
   if (interactive) lines.prompt();
@@ -126,6 +142,7 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
         runs++;
         usage.inputTokens += result.usage.inputTokens;
         usage.outputTokens += result.usage.outputTokens;
+        await saveSession();
       } finally {
         running = undefined;
         renderer = undefined;
@@ -136,8 +153,23 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
     stopListening();
     lines.close();
     await mcp.close();
+    await stored.close();
   }
   return ExitCode.completed;
+
+  async function saveSession(): Promise<void> {
+    session = {
+      ...session,
+      messages: agent.messages,
+      updatedAt: new Date().toISOString(),
+      meta: { model: setup.modelId },
+    };
+    try {
+      await stored.store.saveSession(session);
+    } catch (error) {
+      io.stderr.write(style.yellow(`bridle: the session was not saved: ${(error as Error).message}\n`));
+    }
+  }
 
   function handleCommand(line: string): boolean {
     const [name] = line.split(/\s+/);
@@ -147,6 +179,7 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
         return true;
       case '/reset':
         agent.reset();
+        void saveSession();
         io.stderr.write(style.dim('(conversation cleared)\n'));
         return false;
       case '/usage':
@@ -162,4 +195,17 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
         return false;
     }
   }
+}
+
+/** The session to continue: `--session <id>` (created when new), `--continue` (the newest), else a new one. */
+async function chooseSession(store: Store, flags: ChatFlags): Promise<StoredSession> {
+  const now = new Date().toISOString();
+  const fresh = (id: string): StoredSession => ({ id, messages: [], createdAt: now, updatedAt: now });
+  if (flags.session !== undefined) return (await store.getSession(flags.session)) ?? fresh(flags.session);
+  if (flags.continue) {
+    const [newest] = await store.listSessions({ limit: 1 });
+    const found = newest === undefined ? undefined : await store.getSession(newest.id);
+    if (found !== undefined) return found;
+  }
+  return fresh(randomUUID());
 }

@@ -27,6 +27,13 @@ export function chatCommand(context: CommandContext): Command {
         positiveInteger,
       ),
     )
+    .addOption(
+      new Option(
+        '--session <id>',
+        'continue this session from the store (a new id starts a session with that id)',
+      ).conflicts('continue'),
+    )
+    .option('--continue', 'continue the session used most recently')
     .option(
       '--compact',
       'summarize the dropped part of the conversation with the model instead of dropping it (needs --memory-chars or --memory-tokens)',
