@@ -1,7 +1,8 @@
 /**
  * Scale-out throughput and overhead of @bridle/queue: 200 items on 1, 2 and 4 worker processes (each
  * concurrency 4, the CLI default), a fake model answering after 100 ms, runs journaled in Postgres. Reports
- * items/s for each and the scaling ratio against one worker; then, on idle workers, the overhead from
+ * items/s for each, the scaling ratio against one worker and the worker processes' CPU per item
+ * (after their startup; Postgres and Redis not counted); then, on idle workers, the overhead from
  * enqueue to the job's first model request (p50/p99 over 100 jobs sent one at a time).
  * Needs Redis (BRIDLE_TEST_REDIS_URL, default redis://127.0.0.1:6379) and Postgres (BRIDLE_TEST_POSTGRES_URL,
  * default postgres://postgres@127.0.0.1:5432/test); each run uses its own key prefix and schema, removed after.
@@ -39,8 +40,11 @@ async function worker(prefix: string, schema: string): Promise<void> {
     concurrency: CONCURRENCY,
     agent: () => ({ model }),
   });
+  const ready = process.cpuUsage();
   console.log('ready');
   process.on('SIGTERM', () => {
+    const { user, system } = process.cpuUsage(ready);
+    console.log(`cpu ${(user + system) / 1000}`);
     void running.close().then(() => store.close().then(() => process.exit(0)));
   });
 }
@@ -51,13 +55,16 @@ function startWorkers(count: number, prefix: string, schema: string) {
     Array.from({ length: count }, () => {
       const child = spawn(process.execPath, [self, 'worker', prefix, schema], { stdio: ['ignore', 'pipe', 'inherit'] });
       const exited = new Promise((resolve) => child.on('close', resolve));
-      return new Promise<{ stop(): Promise<unknown> }>((resolve) => {
+      let cpuMs = 0;
+      return new Promise<{ stop(): Promise<number> }>((resolve) => {
         createInterface({ input: child.stdout }).on('line', (line) => {
+          if (line.startsWith('cpu ')) cpuMs = Number(line.slice(4));
           if (line === 'ready')
             resolve({
-              stop() {
+              async stop() {
                 child.kill('SIGTERM');
-                return exited;
+                await exited;
+                return cpuMs;
               },
             });
         });
@@ -70,20 +77,25 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-async function dropAll(queue: RunQueue, prefix: string, schema: string): Promise<void> {
-  const redis = await queue.queue.client;
+async function dropAll(prefix: string, schema: string): Promise<void> {
+  const { Redis } = await import('../../packages/queue/node_modules/ioredis/built/index.js');
+  const redis = new Redis(REDIS);
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
     cursor = next;
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
+  redis.disconnect();
   const { default: pg } = await import('../../packages/store/node_modules/pg/lib/index.js');
   const client = new pg.Client({ connectionString: POSTGRES });
   await client.connect();
   await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await client.end();
 }
+
+/** CPU ms the worker processes used in the last deployment (user + system, Postgres and Redis not included). */
+let workerCpuMs = 0;
 
 async function deployment<T>(workers: number, body: (queue: RunQueue) => Promise<T>): Promise<T> {
   const id = `${process.pid}_${randomBytes(3).toString('hex')}`;
@@ -95,9 +107,9 @@ async function deployment<T>(workers: number, body: (queue: RunQueue) => Promise
   try {
     return await body(queue);
   } finally {
-    await Promise.all(running.map((child) => child.stop()));
-    await dropAll(queue, prefix, schema);
+    workerCpuMs = (await Promise.all(running.map((child) => child.stop()))).reduce((sum, ms) => sum + ms, 0);
     await queue.close();
+    await dropAll(prefix, schema);
   }
 }
 
@@ -137,7 +149,7 @@ if (process.argv[2] === 'worker') {
     const rate = await throughput(workers);
     rates.push(rate);
     console.log(
-      `${workers} worker${workers === 1 ? ' ' : 's'}: ${rate.toFixed(1)} items/s   scaling ${(rate / (rates[0] as number)).toFixed(2)}x`,
+      `${workers} worker${workers === 1 ? ' ' : 's'}: ${rate.toFixed(1)} items/s   scaling ${(rate / (rates[0] as number)).toFixed(2)}x   worker CPU ${(workerCpuMs / ITEMS).toFixed(1)} ms/item`,
     );
   }
   const delays = await overhead();

@@ -1,5 +1,5 @@
 import type { RunEvent } from '@bridle/protocol';
-import { Queue } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import { positiveOption } from './check-options';
 import { DEFAULT_MAX_PAYLOAD_BYTES, type RunJobSpec, toJobData } from './job-spec';
 import { checkPrefix, DEFAULT_QUEUE_PREFIX, QUEUE_NAME, queueKeys } from './names';
@@ -59,6 +59,12 @@ export interface RunQueue {
   settled(jobId: string, options?: { signal?: AbortSignal; pollMs?: number }): Promise<QueuedJob>;
   /** The run's events as a worker publishes them (from its first event), until its `run_end`, or `signal`. */
   follow(runId: string, options?: { signal?: AbortSignal }): AsyncIterable<RunEvent>;
+  /**
+   * Calls `listener` with the id of every job that completes or fails from now on (BullMQ's queue events;
+   * best effort: a listener may miss events while Redis is away, so poll `job()` too). Returns a function
+   * that stops listening.
+   */
+  onSettled(listener: (jobId: string) => void): Promise<() => void>;
   /** Closes the connections. */
   close(): Promise<void>;
   /** The underlying BullMQ queue (counts, pause, clean, obliterate). */
@@ -93,6 +99,23 @@ export async function openRunQueue(options: RunQueueOptions): Promise<RunQueue> 
   });
   queue.on('error', () => {});
   const followers = new Set<{ disconnect(): void }>();
+  const listeners = new Set<(jobId: string) => void>();
+  let queueEvents: Promise<QueueEvents> | undefined;
+  // BullMQ leaves a connection it was given open: close() disconnects it.
+  const eventsConnection = openRedis(url, { lazyConnect: true });
+  eventsConnection.on('error', () => {});
+  const startEvents = async () => {
+    // Its own connection: QueueEvents blocks on it reading the events stream.
+    const events = new QueueEvents(QUEUE_NAME, { connection: eventsConnection, prefix });
+    events.on('error', () => {});
+    const notify = ({ jobId }: { jobId: string }) => {
+      for (const listener of listeners) listener(jobId);
+    };
+    events.on('completed', notify);
+    events.on('failed', notify);
+    await events.waitUntilReady();
+    return events;
+  };
 
   async function job(jobId: string): Promise<QueuedJob> {
     // State first: once it says finished, the job's fields read next are final too.
@@ -145,8 +168,19 @@ export async function openRunQueue(options: RunQueueOptions): Promise<RunQueue> 
         },
       };
     },
+    async onSettled(listener) {
+      queueEvents ??= startEvents();
+      await queueEvents;
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     async close() {
       for (const reader of followers) reader.disconnect();
+      if (queueEvents) {
+        const events = await queueEvents;
+        await events.close();
+      }
+      eventsConnection.disconnect();
       await queue.close();
       connection.disconnect();
     },

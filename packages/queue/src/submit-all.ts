@@ -7,46 +7,76 @@ export interface SubmitAllOptions {
   onSettled(job: QueuedJob, index: number): void;
   /** Stops watching (jobs already enqueued stay in the queue; a rerun with the same run ids picks them up). */
   signal?: AbortSignal;
-  /** How often unsettled jobs are checked, in ms; default 100. */
+  /** How often every unsettled job is checked besides the queue's events, in ms; default 1000. */
   pollMs?: number;
   /** Called when a job Redis no longer knows (its data was lost) is enqueued again. */
   onRequeued?: (runId: string) => void;
 }
 
 /**
- * Enqueues every spec (each needs a `runId`: it is the job id) and watches them until each settled once.
- * A job Redis lost (a restart without persistence) is enqueued again under the same run id: a worker
- * resumes its journaled run, or just reports it if it ended, so no item is run twice or lost. Resolves
- * when all settled, or when `signal` aborts.
+ * Enqueues every spec (each `runId`, default a new one, is its job id) and watches them until each settled
+ * once: from the queue's events as they happen, and by checking every unsettled job every `pollMs`. A job
+ * Redis lost (a restart without persistence) is enqueued again under the same run id: a worker resumes its
+ * journaled run, or just reports it if it ended, so no item is run twice or lost. Resolves when all
+ * settled, or when `signal` aborts.
  */
-export async function submitAll(
-  queue: RunQueue,
-  specs: readonly RunJobSpec[],
-  options: SubmitAllOptions,
-): Promise<void> {
+export async function submitAll(queue: RunQueue, specs: readonly RunJobSpec[], options: SubmitAllOptions): Promise<void> {
   const pending = new Map<string, { spec: RunJobSpec; index: number }>();
-  for (const [index, spec] of specs.entries()) {
-    if (options.signal?.aborted) return;
-    const { runId } = await queue.enqueue(spec);
-    pending.set(runId, { spec: { ...spec, runId }, index });
-  }
-  const pollMs = options.pollMs ?? 100;
-  while (pending.size > 0 && !options.signal?.aborted) {
-    const ids = [...pending.keys()];
-    for (let start = 0; start < ids.length; start += 200) {
-      const jobs = await Promise.all(ids.slice(start, start + 200).map((id) => queue.job(id)));
-      for (const job of jobs) {
-        const entry = pending.get(job.jobId);
-        if (!entry) continue;
-        if (job.state === 'completed' || job.state === 'failed') {
-          pending.delete(job.jobId);
-          options.onSettled(job, entry.index);
-        } else if (job.state === 'missing') {
-          options.onRequeued?.(job.jobId);
-          await queue.enqueue(entry.spec);
+  const { signal } = options;
+  let wake: () => void = () => {};
+  const handle = async (job: QueuedJob) => {
+    const entry = pending.get(job.jobId);
+    if (!entry) return;
+    if (job.state === 'completed' || job.state === 'failed') {
+      pending.delete(job.jobId);
+      options.onSettled(job, entry.index);
+      if (pending.size === 0) wake();
+    } else if (job.state === 'missing') {
+      options.onRequeued?.(job.jobId);
+      await queue.enqueue(entry.spec);
+    }
+  };
+  let failure: unknown;
+  const stop = await queue.onSettled((jobId) => {
+    if (pending.has(jobId))
+      void queue
+        .job(jobId)
+        .then(handle)
+        .catch((error: unknown) => {
+          failure ??= error;
+          wake();
+        });
+  });
+  const onAbort = () => wake();
+  signal?.addEventListener('abort', onAbort);
+  try {
+    for (const [index, spec] of specs.entries()) {
+      if (signal?.aborted) return;
+      const { runId } = await queue.enqueue(spec);
+      pending.set(runId, { spec: { ...spec, runId }, index });
+    }
+    const pollMs = options.pollMs ?? 1000;
+    while (pending.size > 0 && !signal?.aborted && failure === undefined) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      const ids = [...pending.keys()];
+      for (let start = 0; start < ids.length && !signal?.aborted; start += 500) {
+        const chunk = ids.slice(start, start + 500);
+        const states = await Promise.all(chunk.map((id) => queue.queue.getJobState(id)));
+        for (const [offset, state] of states.entries()) {
+          if (state === 'completed' || state === 'failed' || state === 'unknown')
+            await handle(await queue.job(chunk[offset] as string));
         }
       }
     }
-    if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, pollMs));
+    if (failure !== undefined) throw failure;
+  } finally {
+    stop();
+    signal?.removeEventListener('abort', onAbort);
   }
 }
