@@ -12,6 +12,7 @@ import { guardModel, type ModelErrorLogger } from './guard-model';
 import { hostOriginGuard } from './host-origin-guard';
 import { LiveRuns } from './live-runs';
 import { isLoopbackHost } from './loopback';
+import { openWorkspace } from './open-workspace';
 import { redactCredentials } from './redact-credentials';
 import { registerPlugins } from './register-plugins';
 import { registerRoutes } from './register-routes';
@@ -126,6 +127,9 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     agent: {
       ...options.agent,
       context: { maxContextChars: config.maxContextChars, ...options.agent?.context },
+      ...(config.maxCostUsd === undefined
+        ? {}
+        : { budget: { maxCostUsd: config.maxCostUsd, ...options.agent?.budget } }),
     },
     state: { shuttingDown: false },
     isAuthorized: config.apiToken ? bearerMatches(config.apiToken) : () => true,
@@ -151,11 +155,15 @@ export function createServer(options: ServerOptions = {}): BridleServer {
   });
   installErrorHandling(app);
   registerPlugins(app, config, packageJson.version);
-  if (config.skillNames && !options.skills) {
-    const names = config.skillNames;
-    // Skill folders are read once at startup (before the routes): a bad one makes listen() reject.
+  if ((config.skillNames || config.workspace !== undefined) && !options.skills) {
+    // As in the CLI, a workspace alone makes `coding` the default skill (assistant and analyst stay offered).
+    const names = config.skillNames ?? (config.workspace === undefined ? [] : ['coding', 'assistant', 'analyst']);
+    const folder = config.workspace;
+    // Skill folders and the workspace are opened once at startup (before the routes): a bad one makes listen() reject.
     app.register(async () => {
-      const skills = await resolveSkills(names, process.cwd());
+      const cwd = process.cwd();
+      const workspace = folder === undefined ? undefined : await openWorkspace(folder, cwd);
+      const skills = await resolveSkills(names, cwd, workspace);
       context.profiles = buildRunProfiles({ ...base, skills, defaultSkill: (skills[0] as { name: string }).name });
     });
   }

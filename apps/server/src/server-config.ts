@@ -19,6 +19,10 @@ export interface ServerConfig {
    * options gave a `Store` object.
    */
   storeUrl?: string;
+  /** `BRIDLE_WORKSPACE`: the folder the `coding` skill may read, edit and run commands in (as given). */
+  workspace?: string;
+  /** `BRIDLE_MAX_COST_USD`: the budget of each run in US dollars (status `budget_limit` when reached). */
+  maxCostUsd?: number;
   /** Skills (built-in names or SKILL.md folders) that replace the default ones; the first is the default of `/api/chat`. */
   skillNames?: string[];
   maxConcurrentRuns: number;
@@ -52,7 +56,15 @@ export interface RateLimit {
 
 type NumberSetting = Exclude<
   keyof ServerConfig,
-  'host' | 'apiToken' | 'allowedHosts' | 'corsOrigins' | 'rateLimit' | 'skillNames' | 'storeUrl'
+  | 'host'
+  | 'apiToken'
+  | 'allowedHosts'
+  | 'corsOrigins'
+  | 'rateLimit'
+  | 'skillNames'
+  | 'storeUrl'
+  | 'workspace'
+  | 'maxCostUsd'
 >;
 
 /** Each numeric setting: its environment variable (if any), default and least value. */
@@ -118,6 +130,8 @@ export function resolveServerConfig(options: ServerOptions = {}): ServerConfig {
   }
   const rateLimit = readRateLimit(options, env);
   const skillNames = readList(options.skill, env.BRIDLE_SKILL);
+  const workspace = (options.workspace ?? env.BRIDLE_WORKSPACE ?? '').trim() || undefined;
+  const maxCostUsd = readCost(options, env);
   const storeUrl = typeof options.store === 'object' ? undefined : readStoreUrl(options.store, env.BRIDLE_STORE);
   return {
     ...numbers,
@@ -128,7 +142,22 @@ export function resolveServerConfig(options: ServerOptions = {}): ServerConfig {
     ...(rateLimit ? { rateLimit } : {}),
     ...(skillNames.length > 0 ? { skillNames } : {}),
     ...(storeUrl === undefined ? {} : { storeUrl }),
+    ...(workspace === undefined ? {} : { workspace }),
+    ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
   };
+}
+
+/** `BRIDLE_MAX_COST_USD` / `maxCostUsd`: a positive number of US dollars. */
+function readCost(options: ServerOptions, env: ServerOptions['env'] & object): number | undefined {
+  const given = options.maxCostUsd;
+  const raw = given ?? (env.BRIDLE_MAX_COST_USD?.trim() || undefined);
+  if (raw === undefined) return undefined;
+  const value = typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    const source = given === undefined ? `BRIDLE_MAX_COST_USD=${String(raw)}` : `maxCostUsd: ${describeValue(raw)}`;
+    throw new ConfigError(`Invalid server setting ${source}: expected a positive number of US dollars (e.g. 0.50).`);
+  }
+  return value;
 }
 
 /** The store URL: the option, else `BRIDLE_STORE`, else the apps' default (checked when the store opens). */

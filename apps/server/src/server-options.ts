@@ -52,6 +52,15 @@ export interface ServerOptions {
    * skill of `/api/chat` requests that name none. `/v1/models` lists them as `bridle:<name>`.
    */
   skill?: string | readonly string[];
+  /**
+   * `BRIDLE_WORKSPACE` (`--workspace DIR`): offers the `coding` skill over this folder (resolved from the
+   * working directory; the root of the file system and the home folder are refused). Its writes, edits and
+   * commands require approval, so they pause `/api/chat` runs until decided. Without `skill` it is the
+   * default skill, as in the CLI.
+   */
+  workspace?: string;
+  /** `BRIDLE_MAX_COST_USD` (`--max-cost`): each run's budget in US dollars (status `budget_limit`). */
+  maxCostUsd?: number;
   /** `BRIDLE_MAX_CONCURRENT_RUNS`, default 16: runs (chat and batch items) at once; chat gets 503 beyond. */
   maxConcurrentRuns?: number;
   /** `BRIDLE_RUN_TIMEOUT_MS`, default 120000: the deadline of each run. */
