@@ -1,4 +1,4 @@
-import type { JsonValue, Message, ToolCall, Usage } from '@bridle/protocol';
+import type { FinishReason, JsonValue, Message, ToolCall, Usage } from '@bridle/protocol';
 import type { ToolOutcome } from './tool-result-text';
 import type { AgentStatus, PendingApproval } from './types';
 
@@ -36,6 +36,10 @@ export interface LoopState {
   steps: number;
   toolCalls: number;
   readonly usage: Usage;
+  /** The id of the model that gave the last response: its `model` (behind a `fallback`), else the run's model. */
+  answeredBy?: string;
+  /** The last response's `finishReason`, when the provider said. */
+  finishReason?: FinishReason;
   /** Why the last final answer failed the `output` schema, if it did. */
   outputProblem?: string;
   /** A batch to finish before the next model call (resumed runs only). */

@@ -51,6 +51,8 @@ async function endedResult(options: ResolvedOptions, run: RebuiltRun): Promise<A
   };
   if (end.answer !== undefined) result.answer = end.answer;
   if (end.error !== undefined) result.error = end.error;
+  if (run.state.answeredBy !== undefined) result.model = run.state.answeredBy;
+  if (run.state.finishReason !== undefined) result.finishReason = run.state.finishReason;
   if (options.output && end.status === 'completed' && end.answer !== undefined) {
     const verdict = await options.output.check(end.answer);
     if (verdict.ok) result.output = verdict.value;

@@ -91,6 +91,8 @@ export async function runLoop(run: RunContext): Promise<Ending> {
     const { response } = outcome;
     const calls = response.toolCalls ?? [];
     state.steps = step;
+    state.answeredBy = response.model ?? options.model.id;
+    state.finishReason = response.finishReason;
     const usage = response.usage ?? NO_USAGE;
     addUsage(state.usage, usage);
     const recorded = calls.length === 0 ? undefined : recordedCalls(calls);
@@ -101,6 +103,7 @@ export async function runLoop(run: RunContext): Promise<Ending> {
       toolCalls: calls.length,
       content: response.content,
       ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
+      ...(response.model === undefined ? {} : { model: response.model }),
       ...(recorded === undefined && response.providerData === undefined
         ? {}
         : {

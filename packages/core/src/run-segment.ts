@@ -31,6 +31,8 @@ function resultOf(state: LoopState, ending: Ending): AgentResult {
   if (ending.answer !== undefined) result.answer = ending.answer;
   if (ending.error !== undefined) result.error = ending.error;
   if ('output' in ending) result.output = ending.output;
+  if (state.answeredBy !== undefined) result.model = state.answeredBy;
+  if (state.finishReason !== undefined) result.finishReason = state.finishReason;
   return result;
 }
 
@@ -118,6 +120,7 @@ export async function runSegment(
     usage: { ...result.usage },
     ...(result.error === undefined ? {} : { error: result.error }),
     ...(result.answer === undefined ? {} : { answer: result.answer }),
+    ...(result.finishReason === undefined ? {} : { finishReason: result.finishReason }),
     ...(result.state === undefined ? {} : { state: result.state, pendingApprovals: result.pendingApprovals }),
   });
   if (journal) await journal.flush();

@@ -1,5 +1,15 @@
 import type { EventObserver, RunEvent } from '@bridle/events';
-import type { JsonSchema, Message, Model, RunState, Store, Tool, ToolCall, Usage } from '@bridle/protocol';
+import type {
+  FinishReason,
+  JsonSchema,
+  Message,
+  Model,
+  RunState,
+  Store,
+  Tool,
+  ToolCall,
+  Usage,
+} from '@bridle/protocol';
 import type { StandardSchemaV1 } from '@bridle/registry';
 
 /** How a run ended. */
@@ -51,6 +61,18 @@ export interface AgentResult<Output = unknown> {
   usage: Usage;
   /** Why the run did not complete (model error message, cancellation, limit), when it did not. */
   error?: string;
+  /**
+   * The id of the model that gave the run's last response: the response's `model` when a wrapper says which
+   * model answered (`fallback()` of @bridle/models), else the run's `model.id`. Absent when no response came.
+   */
+  model?: string;
+  /**
+   * Why the model stopped on the run's last response (mapped by the adapter; see SPEC "finishReason mapping"),
+   * when the provider said. `length` with status `completed` means the output token limit cut the final answer:
+   * `answer` is incomplete (raise the adapter's output limit, or ask for less). Tool calls cut by the limit never
+   * reach the loop: the adapter reports them as a `model_error`.
+   */
+  finishReason?: FinishReason;
   /** The parsed and validated structured answer, when `output` was given and the run completed. */
   output?: Output;
   /** Status `awaiting_approval`: every call of the paused batch that needs a decision. */

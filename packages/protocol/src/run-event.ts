@@ -122,6 +122,8 @@ export interface RunEndBody {
   durationMs: number;
   error?: string;
   answer?: string;
+  /** The last response's finish reason (as `AgentResult.finishReason`; `length`: the output limit cut it). */
+  finishReason?: FinishReason;
   /** Present when the run paused (`awaiting_approval`): what `resumeRun` needs. */
   state?: RunState;
   /** The calls waiting for a person's decision (status `awaiting_approval`). */

@@ -1,22 +1,37 @@
-/** A tool call proposed by the model. `arguments` is parsed JSON, or the raw string when it was not JSON. */
+/** A tool call proposed by the model, as the adapter read it from the provider's response. */
 export interface ToolCall {
+  /**
+   * The provider's id for the call (set by the adapter; core never changes it). Non-empty, unique within one
+   * response; the matching tool message answers it with the same `callId`.
+   */
   id: string;
+  /** The tool the model asks for (set by the model; core answers `Unknown tool: ...` when there is none). */
   name: string;
+  /**
+   * The arguments, parsed from the provider's JSON text by the adapter; the raw string when it was not valid
+   * JSON (so the registry rejects it and the model is told), `{}` when the model sent none. Validated by the
+   * registry before `execute` sees them; must be a JSON value (`validateModelResponse` checks).
+   */
   arguments: unknown;
 }
 
-/** A user turn. */
+/** A user turn: the prompt (set by the caller: `runAgent({ prompt })`, `agent.run(input)`), or a retry hint core adds. */
 export interface UserMessage {
   role: 'user';
+  /** The text, as given (no length limit here; `context.maxContextChars` bounds what is sent). */
   content: string;
 }
 
-/** A model turn: text, and optionally one batch of tool calls. */
+/** A model turn: text, and optionally one batch of tool calls. Core appends it from a {@link ModelResponse}. */
 export interface AssistantMessage {
   role: 'assistant';
-  /** The model's text for this turn (may be empty when it only calls tools). */
+  /** The model's text for this turn (`ModelResponse.content`; may be empty when it only calls tools). */
   content: string;
-  /** The tool calls of this turn, answered by the tool messages that follow directly. */
+  /**
+   * The tool calls of this turn (a private copy of `ModelResponse.toolCalls`, so a tool that mutates its
+   * arguments cannot change the transcript), answered by the tool messages that follow directly. Absent for a
+   * final answer.
+   */
   toolCalls?: ToolCall[];
   /**
    * Opaque provider data copied from the {@link ModelResponse} that produced this turn (thinking blocks,
@@ -25,12 +40,20 @@ export interface AssistantMessage {
   providerData?: JsonValue;
 }
 
-/** The result of one tool call, answering the call with the same `callId`. */
+/** The result of one tool call, answering the call with the same `callId`. Core makes it; tools never do. */
 export interface ToolMessage {
   role: 'tool';
+  /** The `ToolCall.id` this message answers. */
   callId: string;
+  /** The `ToolCall.name` (kept even for an unknown tool, so the transcript reads on its own). */
   name: string;
+  /**
+   * What the model reads: a string result verbatim, anything else as JSON (`undefined` as `null`), or the
+   * error text (`Unknown tool: x`, `Invalid arguments: ...`, the thrown message, `Denied: ...`). Bounded by
+   * core to `context.maxToolResultChars` characters (UTF-16 code units) with head and tail kept.
+   */
   content: string;
+  /** True when the call failed or was refused (core sets it); the model may recover. */
   isError: boolean;
 }
 
@@ -79,19 +102,32 @@ export interface Tool<A = unknown, R = unknown> extends ToolDefinition {
   idempotent?: boolean;
 }
 
-/** Token usage of one or more model calls, as the provider reported it. */
+/**
+ * Token usage of one or more model calls, as the provider reported it. The adapter sets it on each
+ * {@link ModelResponse} (mapped from the provider's own fields); core sums it over a run (`AgentResult.usage`,
+ * `run_end`) and checks budgets against the sum. Every count is a whole number of the provider's tokens,
+ * finite and >= 0 (`validateModelResponse` checks); absent parts mean the provider did not say, not zero.
+ */
 export interface Usage {
-  /** Every input token, cached ones included (`cacheReadTokens` and `cacheWriteTokens` are parts of it). */
+  /**
+   * Every input token of the request, cached ones included: `cacheReadTokens` and `cacheWriteTokens` are parts
+   * of it (the Anthropic adapter adds `cache_read_input_tokens` and `cache_creation_input_tokens` to
+   * `input_tokens`). Budgets (`budget.maxTokens`) count it.
+   */
   inputTokens: number;
-  /** Every output token, reasoning tokens included. */
+  /** Every output token, reasoning tokens included. Budgets (`budget.maxTokens`) count it. */
   outputTokens: number;
-  /** Input tokens served from the provider's prompt cache (part of `inputTokens`). */
+  /** Input tokens served from the provider's prompt cache (part of `inputTokens`); set by the adapter. */
   cacheReadTokens?: number;
-  /** Input tokens written to the provider's prompt cache (part of `inputTokens`). */
+  /** Input tokens written to the provider's prompt cache (part of `inputTokens`); set by the adapter. */
   cacheWriteTokens?: number;
-  /** Output tokens spent on hidden reasoning (part of `outputTokens`). */
+  /** Output tokens spent on hidden reasoning (part of `outputTokens`); set by the adapter. */
   reasoningTokens?: number;
-  /** What these tokens cost in US dollars, when the model's price is known. */
+  /**
+   * What these tokens cost, in US dollars (a float, not cents). Set by `resolveModel` of @bridle/models when the
+   * model's price is known (its `modelPrices` per million tokens, or the caller's `prices`), never by an adapter
+   * on its own; summed by core and counted against `budget.maxCostUsd`. Absent when the price is unknown.
+   */
   costUsd?: number;
 }
 
@@ -101,30 +137,65 @@ export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' |
 /** A JSON value: what can be journaled and sent back to a provider unchanged. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-/** One call to a model, built by the loop for every step. */
+/**
+ * One call to a model, built by core for every attempt of every step; the adapter turns it into the provider's
+ * request. Read-only for the model: it must not mutate anything it is given.
+ */
 export interface ModelRequest {
-  /** The system prompt (never a message). */
+  /**
+   * The system prompt (never a message): `system` of the run, plus one `<skill>` section per skill and the
+   * output-schema instructions when `output` is set. Absent when there is none.
+   */
   system?: string;
-  /** The transcript to answer: starts with a user message, passes `assertTranscript`. */
+  /**
+   * The transcript to answer: starts with a user message and passes `assertTranscript`. The whole history, or
+   * core's selection of it when `context.maxContextChars` is set (the first user message plus the newest whole
+   * groups). Assistant messages may carry another provider's `providerData`: an adapter ignores what is not its own.
+   */
   messages: readonly Message[];
-  /** The tools the model may call this step (may be empty). */
+  /** The tools the model may call this step, as JSON Schema definitions from the registry (may be empty). */
   tools: readonly ToolDefinition[];
-  /** Aborted when the run is cancelled or times out: the adapter cancels the HTTP request. */
+  /**
+   * Aborted when the run is cancelled (its `signal`) or passes its deadline (`timeoutMs`); its `reason` is the
+   * cause. The adapter passes it to the HTTP request, and a model rejects promptly once it aborts.
+   */
   signal: AbortSignal;
 }
 
-/** What a model returns for one request; checked by `validateModelResponse` before the loop uses it. */
+/**
+ * What a model returns for one request, made by the adapter from the provider's answer. Core checks it with
+ * `validateModelResponse` before using it (an invalid one is a `model_error`, never appended).
+ */
 export interface ModelResponse {
-  /** The answer text (empty when the model only calls tools). */
+  /**
+   * The answer text, all text parts joined (empty when the model only calls tools). With no tool calls it is the
+   * run's final answer; core copies it to the assistant message and to `model_end.content`.
+   */
   content: string;
-  /** Tool calls the model asks for; ids unique within the response. */
+  /**
+   * Tool calls the model asks for, in the provider's order; ids unique within the response. Absent or empty
+   * means a final answer. Core runs them as one batch and records a private copy in the transcript.
+   */
   toolCalls?: ToolCall[];
-  /** Token usage of this call, when the provider reported it. */
+  /** Token usage of this call (see {@link Usage}), when the provider reported it; core treats absent as zero. */
   usage?: Usage;
-  /** Why the model stopped, when the provider said. */
+  /**
+   * Why the model stopped, mapped by the adapter from the provider's own reason (SPEC "finishReason mapping";
+   * the raw value is kept in `providerData`). `length` on a final answer means the output limit cut it: core
+   * says so in `model_end.finishReason` and the result's `finishReason`. Absent when the provider did not say.
+   */
   finishReason?: FinishReason;
-  /** Opaque data the same provider needs back on the next request; copied to the assistant message. JSON only. */
+  /**
+   * Opaque JSON the same provider needs back on the next request (thinking blocks with their signatures,
+   * reasoning items, the raw finish reason). Set by the adapter; core copies it to the assistant message and
+   * journals it; only the adapter that made it reads it.
+   */
   providerData?: JsonValue;
+  /**
+   * The id of the model that actually answered, when it is not the one asked (set by `fallback()` of
+   * @bridle/models). Core copies it to `model_end.model` and the result's `model`.
+   */
+  model?: string;
 }
 
 /** A part of a streamed response: text deltas, then exactly one final `response`. */

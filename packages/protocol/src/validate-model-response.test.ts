@@ -104,6 +104,7 @@ describe('validateModelResponse: second-release fields', () => {
       validateModelResponse({
         content: 'x',
         finishReason: 'length',
+        model: 'openai:gpt-4o-mini',
         providerData: { blocks: [{ type: 'thinking', signature: 'abc' }] },
         usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 8, reasoningTokens: 1, costUsd: 0.0001 },
       }),
@@ -120,5 +121,10 @@ describe('validateModelResponse: second-release fields', () => {
     expect(() =>
       validateModelResponse({ content: '', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: -1 } }),
     ).toThrow(/usage\.cacheReadTokens must be a finite number >= 0/);
+    for (const model of ['', 42, null]) {
+      expect(() => validateModelResponse({ content: '', model })).toThrow(
+        /model must be a non-empty string when present \(the id of the model that answered\)/,
+      );
+    }
   });
 });

@@ -28,12 +28,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * Asserts that `value` is a well-formed {@link ModelResponse}: an object with string `content`; `toolCalls`
  * absent or an array of objects with non-empty string `id` and `name`, an own `arguments` key and unique ids;
  * `usage`, when present, with finite non-negative token counts (and cost); tool call `arguments` and
- * `providerData` JSON values; `finishReason` one of the `FinishReason`s. Throws `ModelResponseError` naming the problem.
+ * `providerData` JSON values; `finishReason` one of the `FinishReason`s; `model` a non-empty string. Throws `ModelResponseError` naming the problem.
  */
 export function validateModelResponse(value: unknown): asserts value is ModelResponse {
   if (!isPlainObject(value)) fail(`expected an object, got ${describeValue(value)}`);
   if (typeof value.content !== 'string') fail(`content must be a string, got ${describeValue(value.content)}`);
-  const { toolCalls, usage, finishReason, providerData } = value;
+  const { toolCalls, usage, finishReason, providerData, model } = value;
   if (toolCalls !== undefined) {
     if (!Array.isArray(toolCalls)) fail(`toolCalls must be an array when present, got ${describeValue(toolCalls)}`);
     const ids = new Set<string>();
@@ -63,6 +63,10 @@ export function validateModelResponse(value: unknown): asserts value is ModelRes
   }
   if (finishReason !== undefined && !FINISH_REASONS.has(finishReason as string))
     fail(`finishReason must be one of ${[...FINISH_REASONS].join(', ')}, got ${describeValue(finishReason)}`);
+  if (model !== undefined && (typeof model !== 'string' || model === ''))
+    fail(
+      `model must be a non-empty string when present (the id of the model that answered), got ${describeValue(model)}`,
+    );
   if (providerData !== undefined) {
     const problem = jsonValueProblem(providerData);
     if (problem) fail(`providerData must be JSON (${problem.replace('$', 'providerData')})`);
