@@ -73,6 +73,12 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The scripts `ModelGate` defines on its connection. */
+interface ScriptCommands {
+  bridleAcquire(rateKey: string, pauseKey: string, max: string, windowMs: string, member: string): Promise<unknown>;
+  bridlePause(pauseKey: string, ms: string): Promise<unknown>;
+}
+
 /** The shared limiter of one queue: every model call of every worker passes through {@link ModelGate.wrap}. */
 export class ModelGate {
   readonly #keys;
@@ -82,15 +88,16 @@ export class ModelGate {
     readonly limit: RateLimit | undefined,
   ) {
     this.#keys = queueKeys(prefix);
+    // Sent once, then called by its SHA (EVALSHA): one small command per model call.
+    redis.defineCommand('bridleAcquire', { numberOfKeys: 2, lua: ACQUIRE });
+    redis.defineCommand('bridlePause', { numberOfKeys: 1, lua: PAUSE });
   }
 
   /** Waits until a call to `modelId` may go (a provider pause is over, the window has room), then counts it. */
   async acquire(modelId: string, signal: AbortSignal): Promise<void> {
     for (;;) {
       const wait = Number(
-        await this.redis.eval(
-          ACQUIRE,
-          2,
+        await (this.redis as unknown as ScriptCommands).bridleAcquire(
           this.#keys.rate(modelId),
           this.#keys.pause(modelId),
           String(this.limit?.max ?? 0),
@@ -105,7 +112,7 @@ export class ModelGate {
 
   /** Holds every worker's calls to `modelId` for `ms` (a provider's Retry-After). */
   async pause(modelId: string, ms: number): Promise<void> {
-    await this.redis.eval(PAUSE, 1, this.#keys.pause(modelId), String(Math.ceil(ms)));
+    await (this.redis as unknown as ScriptCommands).bridlePause(this.#keys.pause(modelId), String(Math.ceil(ms)));
   }
 
   /** `model`, with each call waiting for {@link acquire}, and a 429 with Retry-After pausing the model everywhere. */

@@ -20,7 +20,11 @@ export interface SubmitAllOptions {
  * journaled run, or just reports it if it ended, so no item is run twice or lost. Resolves when all
  * settled, or when `signal` aborts.
  */
-export async function submitAll(queue: RunQueue, specs: readonly RunJobSpec[], options: SubmitAllOptions): Promise<void> {
+export async function submitAll(
+  queue: RunQueue,
+  specs: readonly RunJobSpec[],
+  options: SubmitAllOptions,
+): Promise<void> {
   const pending = new Map<string, { spec: RunJobSpec; index: number }>();
   const { signal } = options;
   let wake: () => void = () => {};
