@@ -20,7 +20,7 @@ export function addAgentFlags(command: Command): Command {
   return addProjectFlags(command)
     .option(
       '-m, --model <id>',
-      'model id: openai:<model>, anthropic:<model> or openai-compatible:<baseURL>#<model> (default: $BRIDLE_MODEL, else from the API key present)',
+      'model id: openai:<model>, anthropic:<model>, openai-compatible:<baseURL>#<model>, or openai-compatible:<model> with $OPENAI_COMPATIBLE_BASE_URL (safe unquoted in .env) (default: $BRIDLE_MODEL, else from the API key present)',
     )
     .option(
       '-s, --skill <name-or-dir>',

@@ -77,14 +77,17 @@ export function parseInputLine(text: string, line: number): InputItem | BadLine 
 }
 
 /**
- * Reads a JSONL input file: the usable items and the bad lines (duplicate ids and lines over
+ * Reads JSONL input (a file path, or a stream such as stdin): the usable items and the bad lines (duplicate ids and lines over
  * {@link MAX_LINE_BYTES} are bad lines too). Memory per line is bounded whatever the file holds.
  */
-export async function readBatchInput(path: string): Promise<{ items: InputItem[]; bad: BadLine[] }> {
+export async function readBatchInput(
+  source: string | AsyncIterable<Uint8Array | string>,
+): Promise<{ items: InputItem[]; bad: BadLine[] }> {
   const items: InputItem[] = [];
   const bad: BadLine[] = [];
   const firstLineOf = new Map<string, number>();
-  for await (const entry of readLines(createReadStream(path, { highWaterMark: 1024 * 1024 }), {
+  const input = typeof source === 'string' ? createReadStream(source, { highWaterMark: 1024 * 1024 }) : source;
+  for await (const entry of readLines(input, {
     maxLineBytes: MAX_LINE_BYTES,
   })) {
     const line = entry.line;

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+
 /** A writable stream as the CLI uses it (a TTY has `isTTY` and `columns`). */
 export interface CliOutput {
   write(chunk: string): boolean;
@@ -17,6 +19,11 @@ export interface CliIO {
   env: Record<string, string | undefined>;
   /** The working directory: `.env`, relative paths and `--workspace` resolve from here. */
   cwd: string;
+  /**
+   * True when standard input is a pipe or a non-empty file (`echo x | bridle ...`, `bridle ... < notes.txt`),
+   * i.e. the user sent it something; false for a terminal, /dev/null or a socket a parent left open.
+   */
+  stdinPiped?(): boolean;
   /** Calls `handler` on every Ctrl-C (SIGINT) until the returned function is called. */
   onInterrupt(handler: () => void): () => void;
   /**
@@ -26,12 +33,24 @@ export interface CliIO {
   onTerminate?(handler: () => void): () => void;
 }
 
+function stdinPiped(): boolean {
+  if (process.stdin.isTTY) return false;
+  try {
+    // A stat by path, not fstat on fd 0 (on Node 20 that can break a later import: see TOOLCHAIN.md).
+    const info = statSync('/dev/stdin');
+    return info.isFIFO() || (info.isFile() && info.size > 0);
+  } catch {
+    return false;
+  }
+}
+
 /** The process's own streams, environment and working directory. */
 export function processIO(): CliIO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
+    stdinPiped,
     env: process.env,
     cwd: process.cwd(),
     onInterrupt(handler) {

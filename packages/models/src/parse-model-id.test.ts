@@ -68,10 +68,22 @@ describe('parseModelId', () => {
     );
   });
 
-  it('rejects malformed openai-compatible ids', () => {
-    expect(errorOf(() => parseModelId('openai-compatible:http://x/v1')).message).toContain(
-      'expected openai-compatible:<baseURL>#<model>',
+  it('parses the .env-safe form openai-compatible:<model> (the server from OPENAI_COMPATIBLE_BASE_URL)', () => {
+    expect(parseModelId('openai-compatible:llama3.2')).toEqual({ provider: 'openai-compatible', model: 'llama3.2' });
+    expect(parseModelId('openai-compatible:org/model:q4')).toEqual({
+      provider: 'openai-compatible',
+      model: 'org/model:q4',
+    });
+  });
+
+  it('a base URL whose #model a .env comment cut off names the cause and both fixes', () => {
+    expect(errorOf(() => parseModelId('openai-compatible:http://host/v1')).message).toBe(
+      'Invalid model id "openai-compatible:http://host/v1": there is no #<model> after the base URL. Written unquoted in a .env file, "#" starts a comment and cuts the model name off. ' +
+        'Fix: quote the value (BRIDLE_MODEL="openai-compatible:http://host/v1#<model>"), or set OPENAI_COMPATIBLE_BASE_URL=http://host/v1 and BRIDLE_MODEL=openai-compatible:<model>.',
     );
+  });
+
+  it('rejects malformed openai-compatible ids', () => {
     expect(errorOf(() => parseModelId('openai-compatible:http://x/v1#')).message).toContain(
       'expected openai-compatible:<baseURL>#<model>',
     );

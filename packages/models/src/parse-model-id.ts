@@ -3,7 +3,10 @@ import { ConfigError, describeValue } from '@bridle/protocol';
 /** The providers a model id can name. */
 export type ModelProvider = 'openai' | 'anthropic' | 'openai-compatible';
 
-/** A parsed model id. `baseURL` is set only for `openai-compatible`. */
+/**
+ * A parsed model id. `baseURL` is set only for `openai-compatible:<baseURL>#<model>`; the short form
+ * `openai-compatible:<model>` leaves it out (the server comes from `OPENAI_COMPATIBLE_BASE_URL`).
+ */
 export interface ModelSpec {
   provider: ModelProvider;
   /** The provider's model name, e.g. `gpt-4o-mini`. */
@@ -16,8 +19,11 @@ const EXAMPLES =
   'openai:gpt-4o-mini, anthropic:claude-sonnet-4-6 or openai-compatible:http://localhost:11434/v1#llama3.2';
 
 /**
- * Parses a model id: `openai:<model>`, `anthropic:<model>` or `openai-compatible:<baseURL>#<model>`
- * (the base URL must be http or https). Throws `ConfigError` naming the id and the accepted forms.
+ * Parses a model id: `openai:<model>`, `anthropic:<model>`, `openai-compatible:<baseURL>#<model>` (the
+ * base URL must be http or https) or `openai-compatible:<model>` (no `#`, so it survives an unquoted `.env`
+ * line, where `#` starts a comment; the server comes from `OPENAI_COMPATIBLE_BASE_URL`). Throws
+ * `ConfigError` naming the id and the accepted forms; a base URL with its `#<model>` cut off says why that
+ * happens and both fixes.
  */
 export function parseModelId(id: unknown): ModelSpec {
   if (typeof id !== 'string' || id.trim() === '') {
@@ -49,6 +55,19 @@ export function parseModelId(id: unknown): ModelSpec {
 }
 
 function parseCompatible(id: string, rest: string): ModelSpec {
+  if (!rest.includes('#') && !rest.includes('://')) {
+    if (rest === '' || /\s/.test(rest))
+      throw new ConfigError(
+        `Invalid model id "${id}": expected openai-compatible:<model> (with OPENAI_COMPATIBLE_BASE_URL set) or openai-compatible:<baseURL>#<model>, e.g. openai-compatible:llama3.2.`,
+      );
+    return { provider: 'openai-compatible', model: rest };
+  }
+  if (!rest.includes('#')) {
+    throw new ConfigError(
+      `Invalid model id "${id}": there is no #<model> after the base URL. Written unquoted in a .env file, "#" starts a comment and cuts the model name off. ` +
+        `Fix: quote the value (BRIDLE_MODEL="openai-compatible:${rest}#<model>"), or set OPENAI_COMPATIBLE_BASE_URL=${rest} and BRIDLE_MODEL=openai-compatible:<model>.`,
+    );
+  }
   const hash = rest.lastIndexOf('#');
   const baseURL = hash < 0 ? '' : rest.slice(0, hash);
   const model = hash < 0 ? '' : rest.slice(hash + 1);

@@ -85,7 +85,9 @@ export function describeProjectFiles(files: ProjectFiles): string[] {
       lines.push(`model: ${displayText(config.model)}`);
       lines.push(
         spec.provider === 'openai-compatible'
-          ? `endpoint: ${displayText(spec.baseURL as string)} (prompts and workspace files go there; it gets OPENAI_COMPATIBLE_API_KEY when set)`
+          ? spec.baseURL === undefined
+            ? 'endpoint: your own OPENAI_COMPATIBLE_BASE_URL (prompts and workspace files go there; it gets OPENAI_COMPATIBLE_API_KEY when set)'
+            : `endpoint: ${displayText(spec.baseURL)} (prompts and workspace files go there; it gets OPENAI_COMPATIBLE_API_KEY when set)`
           : `endpoint: your own ${spec.provider === 'openai' ? 'OpenAI' : 'Anthropic'} settings (the official API unless your shell sets ${spec.provider === 'openai' ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL'})`,
       );
     }

@@ -66,6 +66,25 @@ describe('resolveModel', () => {
     expect(server.requests[1]?.headers.authorization).toBe('Bearer sk-local');
   });
 
+  it('openai-compatible:<model> takes the server from OPENAI_COMPATIBLE_BASE_URL, and names it when missing', async () => {
+    server = await fakeOpenAIServer([{ content: 'short form', usage }]);
+    const model = resolveModel('openai-compatible:llama3.2', {
+      env: { OPENAI_COMPATIBLE_BASE_URL: server.baseURL, OPENAI_API_KEY: 'sk-secret' },
+    });
+    expect(model.id).toBe(`openai-compatible:${server.baseURL}#llama3.2`);
+    expect((await ask(model)).content).toBe('short form');
+    expect(server.requests[0]?.path).toBe('/v1/chat/completions');
+    expect(server.requests[0]?.headers.authorization).not.toContain('sk-secret');
+    expect(configError(() => resolveModel('openai-compatible:llama3.2', { env: {} }))).toBe(
+      "Model openai-compatible:llama3.2 needs OPENAI_COMPATIBLE_BASE_URL, the server's base URL (e.g. http://localhost:11434/v1): set it in your shell or an --env-file, or write the id as openai-compatible:<baseURL>#llama3.2.",
+    );
+    expect(
+      configError(() =>
+        resolveModel('openai-compatible:llama3.2', { env: { OPENAI_COMPATIBLE_BASE_URL: 'file:///x' } }),
+      ),
+    ).toContain('is not an http or https URL');
+  });
+
   it('uses the default model id when none is given', () => {
     expect(resolveModel(undefined, { env: { ANTHROPIC_API_KEY: 'k' } }).id).toBe('anthropic:claude-sonnet-4-6');
     expect(configError(() => resolveModel(undefined, { env: {} }))).toContain('No model configured');

@@ -24,6 +24,27 @@ function read(env: Environment, name: string): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
+/** The server of a short `openai-compatible:<model>` id: `OPENAI_COMPATIBLE_BASE_URL`, checked. */
+function compatibleBaseURL(env: Environment, model: string): string {
+  const value = read(env, 'OPENAI_COMPATIBLE_BASE_URL');
+  const id = `openai-compatible:${model}`;
+  if (value === undefined)
+    throw new ConfigError(
+      `Model ${id} needs OPENAI_COMPATIBLE_BASE_URL, the server's base URL (e.g. http://localhost:11434/v1): set it in your shell or an --env-file, or write the id as openai-compatible:<baseURL>#${model}.`,
+    );
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new ConfigError(
+      `OPENAI_COMPATIBLE_BASE_URL "${value}" (for model ${id}) is not an http or https URL: set it to the server's base URL, e.g. http://localhost:11434/v1.`,
+    );
+  return value;
+}
+
 function requireKey(env: Environment, name: string, id: string): string {
   const key = read(env, name);
   if (key === undefined) {
@@ -37,7 +58,8 @@ function requireKey(env: Environment, name: string, id: string): string {
 /**
  * Builds the `Model` named by `id` (default: {@link defaultModelId}) with the provider adapters.
  * `openai:` reads `OPENAI_API_KEY` and `OPENAI_BASE_URL`; `anthropic:` reads `ANTHROPIC_API_KEY` and
- * `ANTHROPIC_BASE_URL`; `openai-compatible:<baseURL>#<model>` uses Chat Completions at that URL with
+ * `ANTHROPIC_BASE_URL`; `openai-compatible:<baseURL>#<model>` (or `openai-compatible:<model>` with the URL in
+ * `OPENAI_COMPATIBLE_BASE_URL`, a form that survives an unquoted `.env` line) uses Chat Completions at that URL with
  * `OPENAI_COMPATIBLE_API_KEY` when set (never your `OPENAI_API_KEY`: it is not sent to other servers).
  * Responses carry `usage.costUsd` when the model's price is known (`modelPrices`, or `options.prices`).
  * Throws `ConfigError` for a bad id, a missing key (naming the variable to set) or a bad price. Makes no request.
@@ -46,7 +68,7 @@ export function resolveModel(id?: string, options: ResolveModelOptions = {}): Mo
   const prices = priceTable(options.prices);
   const env = options.env ?? process.env;
   const spec = parseModelId(id ?? defaultModelId(env));
-  const label = `${spec.provider}:${spec.provider === 'openai-compatible' ? `${spec.baseURL}#` : ''}${spec.model}`;
+  const label = `${spec.provider}:${spec.provider === 'openai-compatible' && spec.baseURL !== undefined ? `${spec.baseURL}#` : ''}${spec.model}`;
   // Priced by the id asked for: `openai:gpt-4o-mini` through OPENAI_BASE_URL (a proxy) still costs what gpt-4o-mini costs.
   return withCost(adapterFor(spec, label, env, options), { prices, priceId: label });
 }
@@ -72,7 +94,8 @@ function adapterFor(spec: ModelSpec, label: string, env: Environment, options: R
     }
     case 'openai-compatible': {
       const apiKey = read(env, 'OPENAI_COMPATIBLE_API_KEY');
-      return openaiCompatible({ model: spec.model, baseURL: spec.baseURL as string, ...(apiKey ? { apiKey } : {}) });
+      const baseURL = spec.baseURL ?? compatibleBaseURL(env, spec.model);
+      return openaiCompatible({ model: spec.model, baseURL, ...(apiKey ? { apiKey } : {}) });
     }
   }
 }

@@ -27,9 +27,14 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
   if (flags.queue !== undefined)
     return (await import('./queued-batch-action')).queuedBatchAction(context, inputFile, flags);
   const { io, errorStyle: style } = context;
-  const inputPath = resolve(io.cwd, inputFile);
+  const fromStdin = inputFile === '-';
+  const inputPath = fromStdin ? '-' : resolve(io.cwd, inputFile);
   const outPath = resolve(io.cwd, flags.out);
-  if (inputPath === outPath || isSameFile(inputPath, outPath))
+  if (fromStdin && io.stdin.isTTY)
+    throw new ConfigError(
+      'bridle batch - reads the items from standard input, which is a terminal here: pipe a JSONL file in (bridle batch - --out results.jsonl < in.jsonl) or give its path.',
+    );
+  if (!fromStdin && (inputPath === outPath || isSameFile(inputPath, outPath)))
     throw new ConfigError(
       `--out ${flags.out} is the input file ${inputFile} (the same file under another name): results are appended to --out, so give a different file.`,
     );
@@ -40,13 +45,16 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     await stored.close();
     throw error;
   });
-  const { items, bad } = await readBatchInput(inputPath).catch((error: NodeJS.ErrnoException) => {
-    throw new ConfigError(
-      `Cannot read the input ${inputPath}: ${error.code === 'ENOENT' ? 'no such file' : error.message}.`,
-      { cause: error },
-    );
-  });
-  for (const entry of bad) io.stderr.write(style.yellow(`${inputFile}:${entry.line}: skipped: ${entry.error}\n`));
+  const { items, bad } = await readBatchInput(fromStdin ? io.stdin : inputPath).catch(
+    (error: NodeJS.ErrnoException) => {
+      throw new ConfigError(
+        `Cannot read the input ${fromStdin ? 'from standard input' : inputPath}: ${error.code === 'ENOENT' ? 'no such file' : error.message}.`,
+        { cause: error },
+      );
+    },
+  );
+  const inputName = fromStdin ? 'stdin' : inputFile;
+  for (const entry of bad) io.stderr.write(style.yellow(`${inputName}:${entry.line}: skipped: ${entry.error}\n`));
   // Open the results file before anything runs: a folder or an unwritable path is a usage error (exit 2),
   // never a failure after the first model calls were paid for.
   let done: Set<string>;

@@ -24,9 +24,10 @@ export async function runAction(
   context: CommandContext,
   promptArgument: string | undefined,
   flags: RunFlags,
+  stdinArgument?: string,
 ): Promise<number> {
   const { io } = context;
-  const prompt = await resolvePrompt(context, promptArgument);
+  const prompt = await resolvePrompt(context, promptArgument, stdinArgument);
   const project = await loadCliProject(context, flags);
   const setup = await buildAgentSetup(flags, io, project.config);
   const observers: EventObserver[] = [];
@@ -79,20 +80,45 @@ export async function runAction(
   }
 }
 
-async function resolvePrompt(context: CommandContext, prompt: string | undefined): Promise<string> {
+async function resolvePrompt(
+  context: CommandContext,
+  prompt: string | undefined,
+  stdin: string | undefined,
+): Promise<string> {
+  const { io } = context;
+  if (stdin !== undefined && stdin !== '-')
+    throw new ConfigError(
+      `Unexpected argument "${stdin}" after the prompt: quote the whole prompt as one argument, or write - to append standard input (bridle run "Summarize this" - < notes.txt).`,
+    );
+  if (stdin === '-' && prompt === '-')
+    throw new ConfigError('"- -": give the prompt, then - to append standard input (bridle run "Summarize this" -).');
   if (prompt !== undefined && prompt !== '-') {
     if (prompt.trim() === '')
       throw new ConfigError(
         'The prompt is empty: say what the agent should do, e.g. bridle run "What time is it in Tokyo?".',
       );
-    return prompt;
+    if (stdin === undefined) {
+      // Piped text without "-" would be silently dropped: say so once, and go on with the prompt alone.
+      if (io.stdinPiped?.())
+        io.stderr.write(
+          `${context.errorStyle.yellow('bridle: standard input is piped but not read: add - after the prompt to append it (bridle run "..." -).')}\n`,
+        );
+      return prompt;
+    }
+    if (io.stdin.isTTY)
+      throw new ConfigError(
+        '- appends standard input, which is a terminal here: pipe the text in (bridle run "Summarize this" - < notes.txt).',
+      );
+    const text = (await readAll(io.stdin)).trim();
+    if (text === '') throw new ConfigError('Standard input is empty: pipe the text to append, or leave out the -.');
+    return `${prompt}\n\n${text}`;
   }
-  if (context.io.stdin.isTTY && prompt === undefined) {
+  if (io.stdin.isTTY && prompt === undefined) {
     throw new ConfigError(
       'No prompt: pass one (bridle run "What time is it?") or pipe it in (echo "..." | bridle run -).',
     );
   }
-  const text = (await readAll(context.io.stdin)).trim();
+  const text = (await readAll(io.stdin)).trim();
   if (text === '')
     throw new ConfigError('The prompt read from stdin is empty: pipe the prompt text in, or pass it as an argument.');
   return text;

@@ -12,7 +12,7 @@ export function batchCommand(context: CommandContext): Command {
     )
     .argument(
       '<input>',
-      'JSONL file: one {"id", "prompt"} object per line (optional: system, maxSteps, maxToolCalls, timeoutMs)',
+      'JSONL file, or - for standard input: one {"id", "prompt"} object per line (optional: system, maxSteps, maxToolCalls, timeoutMs)',
     )
     .requiredOption('-o, --out <file>', 'results file (JSONL); rerun with the same file to skip the ids already there')
     .option('-c, --concurrency <n>', 'runs at once', positiveInteger, 4)
