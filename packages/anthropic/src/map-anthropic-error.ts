@@ -1,12 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import {
-  abortReason,
-  isNetworkFailure,
-  ProviderError,
-  type ProviderErrorCode,
-  parseRetryAfter,
-} from '@bridle/protocol';
-import { codeForStatus, connectionDetail, providerError } from '@bridle/protocol/internal';
+import { type ProviderErrorCode, parseRetryAfter } from '@bridle/protocol';
+import { codeForStatus, mapClientError, providerError } from '@bridle/protocol/internal';
 
 const PROVIDER = 'anthropic';
 const CONTEXT_LENGTH = /prompt is too long|context window|context length|too many tokens/i;
@@ -38,26 +32,21 @@ function codeFor(status: number | undefined, type: string | null, message: strin
  * else unchanged. Connection failures name `url`, the endpoint that was tried (without credentials).
  */
 export function mapAnthropicError(error: unknown, signal: AbortSignal, url: string): unknown {
-  if (signal.aborted) return abortReason(signal);
-  if (ProviderError.isInstance(error)) return error;
-  if (error instanceof APIUserAbortError) return new DOMException('This operation was aborted', 'AbortError');
-  if (error instanceof APIConnectionTimeoutError)
-    return providerError(PROVIDER, 'timeout', connectionDetail(error, url), { cause: error });
-  if (error instanceof APIConnectionError)
-    return providerError(PROVIDER, 'network', connectionDetail(error, url), { cause: error });
-  if (error instanceof APIError) {
-    const detail = error.type ? `${error.type}: ${error.apiMessage ?? error.message}` : error.message;
-    const code = codeFor(error.status, error.type, error.apiMessage ?? error.message);
-    const retryAfterMs = code === 'rate_limited' || code === 'server' ? parseRetryAfter(error.headers) : undefined;
-    return providerError(PROVIDER, code, detail, {
-      cause: error,
-      ...(error.status === undefined ? {} : { status: error.status }),
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    });
-  }
-  if (isNetworkFailure(error))
-    return providerError(PROVIDER, 'network', connectionDetail(error as Error, url), { cause: error });
-  if (error instanceof SyntaxError)
-    return providerError(PROVIDER, 'server', `malformed data in the response (${error.message})`, { cause: error });
-  return error;
+  return mapClientError(error, {
+    signal,
+    provider: PROVIDER,
+    url,
+    classes: { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError },
+    apiError: (failure: APIError) => {
+      const words = failure.apiMessage ?? failure.message;
+      const detail = failure.type ? `${failure.type}: ${words}` : failure.message;
+      const code = codeFor(failure.status, failure.type, words);
+      const retryAfterMs = code === 'rate_limited' || code === 'server' ? parseRetryAfter(failure.headers) : undefined;
+      return providerError(PROVIDER, code, detail, {
+        cause: failure,
+        ...(failure.status === undefined ? {} : { status: failure.status }),
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
+    },
+  });
 }

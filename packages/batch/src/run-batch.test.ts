@@ -382,9 +382,18 @@ describe('runBatch abort', () => {
 
 describe('runBatch options', () => {
   it.each([
-    [{ run: async () => completed('x'), concurrency: 0 }, 'Invalid runBatch option concurrency: expected an integer >= 1 (a safe integer), got number 0.'],
-    [{ run: async () => completed('x'), concurrency: 1.5 }, /Invalid runBatch option concurrency: expected an integer >= 1/],
-    [{ run: async () => completed('x'), retry: { maxRetries: -1 } }, /Invalid runBatch option retry\.maxRetries: expected an integer >= 0/],
+    [
+      { run: async () => completed('x'), concurrency: 0 },
+      'Invalid runBatch option concurrency: expected an integer >= 1 (a safe integer), got number 0.',
+    ],
+    [
+      { run: async () => completed('x'), concurrency: 1.5 },
+      /Invalid runBatch option concurrency: expected an integer >= 1/,
+    ],
+    [
+      { run: async () => completed('x'), retry: { maxRetries: -1 } },
+      /Invalid runBatch option retry\.maxRetries: expected an integer >= 0/,
+    ],
     [{ run: 'nope' }, /run must be a function/],
     [{}, /pass `agent: \{ model, ... \}`/],
     [{ agent: { model: {} } }, /agent.model is an object/],

@@ -1,4 +1,4 @@
-import type { RunAgentOptions } from '@bridle/core';
+import type { AgentStatus, RunAgentOptions } from '@bridle/core';
 import type { Message, Usage } from '@bridle/protocol';
 
 /**
@@ -22,17 +22,7 @@ export interface BatchItem {
  * How an item ended. The agent statuses, plus `error` when the run function threw (for example an
  * invalid item). Items that never started because the batch was aborted end as `aborted`.
  */
-export type BatchStatus =
-  | 'completed'
-  | 'step_limit'
-  | 'tool_limit'
-  | 'timeout'
-  | 'aborted'
-  | 'model_error'
-  | 'context_limit'
-  | 'awaiting_approval'
-  | 'budget_limit'
-  | 'error';
+export type BatchStatus = AgentStatus | 'error';
 
 /** What one attempt of a run function returns. An `AgentResult` satisfies it. */
 export interface BatchRunOutcome {

@@ -1,11 +1,5 @@
-import {
-  abortReason,
-  isNetworkFailure,
-  ProviderError,
-  type ProviderErrorCode,
-  parseRetryAfter,
-} from '@bridle/protocol';
-import { codeForStatus, connectionDetail, providerError } from '@bridle/protocol/internal';
+import { type ProviderErrorCode, parseRetryAfter } from '@bridle/protocol';
+import { codeForStatus, mapClientError, providerError } from '@bridle/protocol/internal';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
 const CONTEXT_LENGTH =
@@ -32,32 +26,25 @@ export function codeForErrorType(type: string | null | undefined, message: strin
  * Connection failures name `url`, the endpoint that was tried (without credentials).
  */
 export function mapOpenAIError(error: unknown, signal: AbortSignal, provider: string, url: string): unknown {
-  if (signal.aborted) return abortReason(signal);
-  if (ProviderError.isInstance(error)) return error;
-  if (error instanceof APIUserAbortError) return new DOMException('This operation was aborted', 'AbortError');
-  if (error instanceof APIConnectionTimeoutError)
-    return providerError(provider, 'timeout', connectionDetail(error, url), { cause: error });
-  if (error instanceof APIConnectionError)
-    return providerError(provider, 'network', connectionDetail(error, url), { cause: error });
-  if (error instanceof APIError) {
-    const detail = error.message;
-    if (error.status === undefined) {
-      // A stream error event: its type (`invalid_request_error`) and code (`context_length_exceeded`) both count.
-      const kind = [error.type, error.code].filter(Boolean).join(' ');
-      return providerError(provider, codeForErrorType(kind, detail), detail, { cause: error });
-    }
-    const code = codeFor(error.status, `${error.code ?? ''} ${detail}`);
-    const retryAfterMs = code === 'rate_limited' || code === 'server' ? parseRetryAfter(error.headers) : undefined;
-    return providerError(provider, code, detail, {
-      status: error.status,
-      cause: error,
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    });
-  }
-  if (isNetworkFailure(error))
-    return providerError(provider, 'network', connectionDetail(error as Error, url), { cause: error });
-  if (error instanceof SyntaxError) {
-    return providerError(provider, 'server', `malformed data in the response (${error.message})`, { cause: error });
-  }
-  return error;
+  return mapClientError(error, {
+    signal,
+    provider,
+    url,
+    classes: { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError },
+    apiError: (failure: APIError) => {
+      const detail = failure.message;
+      if (failure.status === undefined) {
+        // A stream error event: its type (`invalid_request_error`) and code (`context_length_exceeded`) both count.
+        const kind = [failure.type, failure.code].filter(Boolean).join(' ');
+        return providerError(provider, codeForErrorType(kind, detail), detail, { cause: failure });
+      }
+      const code = codeFor(failure.status, `${failure.code ?? ''} ${detail}`);
+      const retryAfterMs = code === 'rate_limited' || code === 'server' ? parseRetryAfter(failure.headers) : undefined;
+      return providerError(provider, code, detail, {
+        status: failure.status,
+        cause: failure,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
+    },
+  });
 }

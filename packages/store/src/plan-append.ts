@@ -1,17 +1,12 @@
+import type { RunSummary } from '@bridle/protocol';
 import type { PreparedEvent } from './prepare-events';
 import { StoreError } from './store-error';
 
-/** A run's row in the runs table: what `listRuns` reads, kept up to date with every append. */
-export interface RunRow {
-  runId: string;
-  /** Derived like `readRun(...).status`: the last `run_end`'s status, or `running` in an open segment. */
-  status: string;
-  /** The model of the run's first `run_start`. */
-  model?: string;
-  /** The first `sessionId` a `run_start` of the run carried. */
-  sessionId?: string;
-  createdAt: string;
-  updatedAt: string;
+/**
+ * A run's row in the runs table: what `listRuns` reads (a {@link RunSummary}: `status` derived like
+ * `readRun(...).status`, the model and first `sessionId` of its `run_start`), kept up to date with every append.
+ */
+export interface RunRow extends RunSummary {
   lastSequence: number;
 }
 
