@@ -3,6 +3,7 @@ import type { EventObserver } from '@bridle/events';
 import type { RunEvent, Store } from '@bridle/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { runJournal } from './run-journal';
+import { publicEvent } from './run-views';
 import type { ServerContext } from './server-context';
 import { ServerError } from './server-error';
 import type { Session } from './session-store';
@@ -89,7 +90,8 @@ export async function answerRun(
           onOverflow: () => slot.abort(new Error('the client reads the event stream too slowly')),
         });
         if (STREAMED.has(event.type) && event.parentRunId === undefined) {
-          sse.send(event.type === 'run_end' ? { ...event, sessionId: session.id } : event, {
+          const shown = publicEvent(event);
+          sse.send(shown.type === 'run_end' ? { ...shown, sessionId: session.id } : shown, {
             id: event.sequence,
             event: event.type,
           });

@@ -33,8 +33,8 @@ export interface RunDetail extends RunRow {
 }
 
 /**
- * An event as the API shows it: model ids without credentials (a base URL may carry `user:pass@` or a
- * `?key=`), and no system prompt (it is the operator's, not the API client's).
+ * An event as the API shows it: model ids and model errors without credentials (a base URL may carry
+ * `user:pass@` or a `?key=`), and no system prompt (it is the operator's, not the API client's).
  */
 export function publicEvent(event: RunEvent): RunEvent {
   if (event.type === 'run_start') {
@@ -43,6 +43,9 @@ export function publicEvent(event: RunEvent): RunEvent {
   }
   if (event.type === 'model_end' && event.model !== undefined)
     return { ...event, model: redactCredentials(event.model) };
+  // A provider's error may quote the endpoint it failed to reach, key and all.
+  if (event.type === 'model_error') return { ...event, error: redactCredentials(event.error) };
+  if (event.type === 'run_end' && event.error !== undefined) return { ...event, error: redactCredentials(event.error) };
   return event;
 }
 
