@@ -12,6 +12,8 @@ export interface ResultLine {
   steps: number;
   toolCalls: number;
   usage: { inputTokens: number; outputTokens: number };
+  /** The run's id (in the store's journal: `bridle runs`, `bridle resume`), when it started. */
+  runId?: string;
   durationMs: number;
 }
 
@@ -54,6 +56,7 @@ export function toResultLine(result: BatchResult): ResultLine {
     steps: result.steps,
     toolCalls: result.toolCalls,
     usage: result.usage,
+    ...(result.runId === undefined ? {} : { runId: result.runId }),
     durationMs: Math.round(result.durationMs),
   };
 }

@@ -71,6 +71,7 @@ describe('bridle batch', () => {
         steps: 1,
         toolCalls: 0,
         usage,
+        runId: expect.stringMatching(/^[0-9a-f-]{36}$/),
         durationMs: expect.any(Number),
       });
     }

@@ -257,8 +257,8 @@ suite('bridle batch --queue', () => {
         steps: 1,
         toolCalls: 0,
         usage,
-        durationMs: expect.any(Number),
         runId: expect.stringMatching(new RegExp(`^batch-[0-9a-f]{16}-${line.id}$`)),
+        durationMs: expect.any(Number),
       });
     }
     // The runs are journaled in the shared store under those run ids.

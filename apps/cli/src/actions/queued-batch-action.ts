@@ -183,7 +183,7 @@ export async function queuedBatchAction(
         written.add(item.id);
         const result = toBatchResult(job, item, index);
         results.push(result);
-        appender.append({ ...toResultLine(result), runId: job.runId } as ReturnType<typeof toResultLine>);
+        appender.append(toResultLine(result));
         view.result(result);
         const succeeded = results.filter((entry) => entry.status === 'completed').length;
         view.progress({
