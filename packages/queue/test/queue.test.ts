@@ -1,4 +1,4 @@
-import type { RunEvent, Store } from '@bridle/protocol';
+import type { ModelRequest, RunEvent, Store, Tool } from '@bridle/protocol';
 import { ConfigError, ProviderError } from '@bridle/protocol';
 import { openStore } from '@bridle/store';
 import { Redis } from 'ioredis';
@@ -272,6 +272,41 @@ suite('@bridle/queue with Redis', () => {
     expect(calls).toEqual(['slow#1', 'slow#2', 'fast#2']);
     const journal = await store.readRun('drained');
     expect(journal?.events.filter((event) => event.type === 'run_end')).toHaveLength(1);
+  });
+
+  it('a non-idempotent tool cut by a hand-back is not run again: the resuming worker gives it the Interrupted result', async () => {
+    const { queue, store, start } = await setup();
+    const charges: string[] = [];
+    const charge: Tool = {
+      name: 'charge',
+      description: 'Charges a card (not idempotent)',
+      parameters: { type: 'object', properties: {} },
+      execute: (_args, context) =>
+        new Promise((_resolve, reject) => {
+          charges.push('started');
+          context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true });
+        }),
+    };
+    const seen: string[] = [];
+    const model = {
+      id: 'test:charge',
+      async generate(request: ModelRequest) {
+        const result = request.messages.find((message) => message.role === 'tool');
+        if (!result) return { content: '', toolCalls: [{ id: 'pay', name: 'charge', arguments: {} }] };
+        seen.push(String(result.content));
+        return { content: 'done' };
+      },
+    };
+    const first = await start(() => ({ model, tools: [charge] }), { drainTimeoutMs: 200 });
+    await queue.enqueue({ prompt: 'pay', model: model.id, runId: 'charged' });
+    await expect.poll(() => charges, { timeout: 10_000 }).toEqual(['started']);
+    await first.close();
+    expect((await queue.job('charged')).state).toBe('waiting');
+    await start(() => ({ model, tools: [charge] }));
+    expect((await queue.settled('charged')).result).toMatchObject({ status: 'completed', answer: 'done' });
+    expect(charges).toEqual(['started']);
+    expect(seen).toEqual(['Interrupted: this call may or may not have run; check before retrying']);
+    expect((await store.readRun('charged'))?.events.filter((event) => event.type === 'run_end')).toHaveLength(1);
   });
 
   it('close() lets a job that finishes within the drain timeout complete', async () => {
