@@ -1,3 +1,4 @@
+import { resumeRun } from '@bridle/core';
 import type { Store } from '@bridle/protocol';
 import { openStore } from '@bridle/store';
 import { describe, expect, it, vi } from 'vitest';
@@ -96,5 +97,30 @@ describe('two servers that read a paused run at the same moment', () => {
     await first.shutdown();
     await second.shutdown();
     await shared.close();
+  });
+});
+
+describe('a paused run decided outside the server', () => {
+  it('no longer holds its session: the session takes prompts again', async () => {
+    const store = await openStore('memory:');
+    const notes = noteTool();
+    const model = noteModel();
+    const server = await startTestServer({ model, tools: [notes.tool], store });
+    const chat = await postJson(`${server.url}/api/chat`, { prompt: 'note outside' });
+    expect(chat.body.status).toBe('awaiting_approval');
+    // As `bridle resume` would, on the same store.
+    const result = await resumeRun({
+      model,
+      tools: [notes.tool],
+      store,
+      runId: chat.body.runId,
+      approvals: { 'call-outside': true },
+    });
+    expect(result.status).toBe('completed');
+    const next = await postJson(`${server.url}/api/chat`, { prompt: 'hello', sessionId: chat.body.sessionId });
+    expect(next.status).toBe(200);
+    expect(next.body.answer).toBe('echo: hello');
+    expect(notes.written).toEqual(['outside']);
+    await store.close();
   });
 });

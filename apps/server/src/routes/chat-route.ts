@@ -10,6 +10,15 @@ import type { Session } from '../session-store';
 
 export type { ChatResponse } from '../answer-run';
 
+/**
+ * Whether a session's paused run still waits. One decided elsewhere (`bridle resume`, another tool on the
+ * same store) no longer holds the session: it takes prompts again (that run's transcript is in its journal).
+ */
+async function stillWaiting(context: ServerContext, runId: string): Promise<boolean> {
+  const run = await context.store.readRun(runId);
+  return run?.status === 'awaiting_approval';
+}
+
 async function loadSession(context: ServerContext, sessionId: string | undefined): Promise<Session> {
   if (sessionId === undefined) {
     const now = Date.now();
@@ -22,7 +31,7 @@ async function loadSession(context: ServerContext, sessionId: string | undefined
       `Session ${sessionId} does not exist: it was deleted or expired after being idle. Omit sessionId to start a new conversation.`,
     );
   }
-  if (session.pendingRunId !== undefined) {
+  if (session.pendingRunId !== undefined && (await stillWaiting(context, session.pendingRunId))) {
     throw new ServerError(
       'session_busy',
       `Session ${sessionId} has run ${session.pendingRunId} waiting for approval: decide it first with POST /api/runs/${session.pendingRunId}/approvals.`,
