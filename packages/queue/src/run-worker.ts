@@ -70,6 +70,24 @@ interface ActiveJob {
   handBack(reason: string): void;
 }
 
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
+]);
+
+function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    (typeof code === 'string' && CONNECTION_CODES.has(code)) ||
+    /Connection is closed|connect ETIMEDOUT/i.test(messageOf(error))
+  );
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -203,7 +221,11 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     maxStalledCount,
     autorun: false,
   });
-  worker.on('error', noteError);
+  worker.on('error', (error) => {
+    // BullMQ reports both lost connections and job-level trouble (a lock lost while Redis was away) here.
+    if (isConnectionError(error)) noteError(error);
+    else log({ level: 'warn', message: `queue: ${messageOf(error)}` });
+  });
   worker.on('failed', (job, error) => {
     if (job && job.finishedOn !== undefined)
       log({ level: 'warn', message: `job ${job.id} failed after ${job.attemptsMade} attempt(s): ${error.message}` });
