@@ -36,7 +36,7 @@ export interface LoopState {
   steps: number;
   toolCalls: number;
   readonly usage: Usage;
-  /** The id of the model that gave the last response: its `model` (behind a `fallback`), else the run's model. */
+  /** The `model` of the last response: the model that answered, when a wrapper (`fallback`) named it. */
   answeredBy?: string;
   /** The last response's `finishReason`, when the provider said. */
   finishReason?: FinishReason;

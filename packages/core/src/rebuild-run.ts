@@ -89,20 +89,18 @@ export async function rebuildFromJournal(
   let batch: Batch | undefined;
   let end: RunEventOf<'run_end'> | undefined;
   let finished: Ending | undefined;
-  let runModel: string | undefined;
   for (let index = 0; index < events.length; index++) {
     const event = events[index] as RunEvent;
     if (event.type !== 'run_end') end = undefined;
     switch (event.type) {
       case 'run_start':
         finished = undefined;
-        runModel = event.model;
         if (batch && event.approvals) applyApprovals(batch, event.approvals);
         break;
       case 'model_end': {
         state.steps = event.step;
         addUsage(state.usage, event.usage);
-        state.answeredBy = event.model ?? runModel;
+        state.answeredBy = event.model;
         state.finishReason = event.finishReason;
         if (event.toolCalls > 0) {
           const calls = event.response?.toolCalls;

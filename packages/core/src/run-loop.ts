@@ -91,7 +91,7 @@ export async function runLoop(run: RunContext): Promise<Ending> {
     const { response } = outcome;
     const calls = response.toolCalls ?? [];
     state.steps = step;
-    state.answeredBy = response.model ?? options.model.id;
+    state.answeredBy = response.model;
     state.finishReason = response.finishReason;
     const usage = response.usage ?? NO_USAGE;
     addUsage(state.usage, usage);

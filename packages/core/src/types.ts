@@ -62,8 +62,8 @@ export interface AgentResult<Output = unknown> {
   /** Why the run did not complete (model error message, cancellation, limit), when it did not. */
   error?: string;
   /**
-   * The id of the model that gave the run's last response: the response's `model` when a wrapper says which
-   * model answered (`fallback()` of @bridle/models), else the run's `model.id`. Absent when no response came.
+   * The id of the model that gave the run's last response, when the response named it: `fallback()` of
+   * @bridle/models does (the model of the list that answered). Absent otherwise (the run's `model.id` answered).
    */
   model?: string;
   /**
