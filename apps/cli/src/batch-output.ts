@@ -21,10 +21,11 @@ export interface ResultLine {
 export const MAX_RESULT_LINE_BYTES = 64 * 1024 * 1024;
 
 /**
- * The ids already recorded in a results file (every status but `aborted`, which is run again). A last
+ * The ids already recorded in a results file (every status but `aborted`, which is run again; with
+ * `retryFailed`, only `completed` ones, the last line of an id deciding). A last
  * line cut by a crash is ignored, so that item runs again. Read line by line with bounded memory.
  */
-export async function readDoneIds(path: string): Promise<Set<string>> {
+export async function readDoneIds(path: string, options: { retryFailed?: boolean } = {}): Promise<Set<string>> {
   const done = new Set<string>();
   if (!existsSync(path)) return done;
   for await (const entry of readLines(createReadStream(path, { highWaterMark: 1024 * 1024 }), {
@@ -35,8 +36,10 @@ export async function readDoneIds(path: string): Promise<Set<string>> {
     if (text.trim() === '') continue;
     try {
       const record = JSON.parse(text) as Partial<ResultLine>;
-      if (typeof record.id === 'string' && typeof record.status === 'string' && record.status !== 'aborted')
-        done.add(record.id);
+      if (typeof record.id !== 'string' || typeof record.status !== 'string' || record.status === 'aborted') continue;
+      // With retryFailed only completed items count as done; the last line for an id decides.
+      if (options.retryFailed && record.status !== 'completed') done.delete(record.id);
+      else done.add(record.id);
     } catch {
       // A line cut short by a crash: its item was not durably recorded, so it runs again.
     }

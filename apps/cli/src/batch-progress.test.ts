@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createBatchProgressView } from './batch-progress';
 import { createStyle } from './style';
 
-const snapshot = { total: 2, done: 1, succeeded: 0, failed: 1, running: 1, pending: 0, retries: 0 };
+const snapshot = { total: 2, done: 1, succeeded: 0, failed: 1, aborted: 0, running: 1, pending: 0, retries: 0 };
 const result = {
   index: 0,
   id: 'a',

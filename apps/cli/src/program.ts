@@ -10,6 +10,7 @@ import { resumeCommand } from './commands/resume';
 import { runCommand } from './commands/run';
 import { runsCommand } from './commands/runs';
 import { serveCommand } from './commands/serve';
+import { skillsCommand, toolsCommand } from './commands/tools';
 import { trustCommand } from './commands/trust';
 import { workerCommand } from './commands/worker';
 
@@ -32,6 +33,8 @@ export function createProgram(context: CommandContext): Command {
   program.addCommand(runsCommand(context));
   program.addCommand(resumeCommand(context));
   program.addCommand(replayCommand(context));
+  program.addCommand(toolsCommand(context));
+  program.addCommand(skillsCommand(context));
   program.addCommand(demoCommand(context));
   program.addCommand(serveCommand(context));
   program.addCommand(mcpServeCommand(context));

@@ -68,6 +68,21 @@ describe('createRunRenderer', () => {
     expect(all.slice(0, 4)).toEqual(['Let me ', 'check.', '\n', '→ read_file {"path":"a very long path/tha…\n']);
   });
 
+  it('prints a provider error that ends the run once: on the outcome line, not also as a retry line', () => {
+    const out = sink();
+    const err = sink();
+    const renderer = createRunRenderer({ stdout: out.stream, stderr: err.stream, style: createStyle(false) });
+    const failure = { type: 'model_error', step: 1, retryable: true, error: 'openai: 503 overloaded' } as const;
+    renderer.onEvent({ ...base, ...failure, attempt: 1, willRetry: true } as RunEvent);
+    renderer.onEvent({ ...base, ...failure, attempt: 2, willRetry: false } as RunEvent);
+    renderer.finish({ status: 'model_error', steps: 0, toolCalls: 0, usage, error: 'openai: 503 overloaded' });
+    expect(err.writes.join('').split('\n')).toEqual([
+      '! openai: 503 overloaded (attempt 1, retrying)',
+      '✗ model_error: openai: 503 overloaded · 0 steps · 0 tool calls · 3 in / 4 out tokens',
+      '',
+    ]);
+  });
+
   it('prints the text of a model that does not stream when its step ends', () => {
     const out = sink();
     const err = sink();

@@ -106,7 +106,8 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
           if (event.toolCalls > 0 && lineOpen) text('\n');
           break;
         case 'model_error':
-          line(style.yellow(`! ${event.error}${event.willRetry ? ` (attempt ${event.attempt}, retrying)` : ''}`));
+          // A failure that ends the run is printed once, by the outcome line (`✗ model_error: ...`).
+          if (event.willRetry) line(style.yellow(`! ${event.error} (attempt ${event.attempt}, retrying)`));
           break;
         case 'tool_start':
           line(style.cyan(`→ ${event.name} ${compact(event.arguments, maxWidth)}`));

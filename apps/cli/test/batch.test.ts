@@ -117,6 +117,53 @@ describe('bridle batch', () => {
     expect(result.stderr).toContain('1 completed · 1 failed');
   });
 
+  it('--retries N is the whole budget of an item: a failing item makes 1 + N provider calls, not (1 + N) squared', async () => {
+    server = await fakeOpenAIServer(
+      answerEach((id) =>
+        id === 'b' ? { type: 'http_error', status: 503, message: 'overloaded' } : { content: `answer ${id}`, usage },
+      ),
+    );
+    const dir = tempDir();
+    writeInput(dir, items(['a', 'b']));
+    const result = await runCli(['batch', 'in.jsonl', '-o', 'results.jsonl', '--retries', '2'], {
+      env: env(server),
+      cwd: dir,
+    });
+    expect(result.code).toBe(1);
+    expect(server.requests.filter((request) => itemOf(request) === 'b')).toHaveLength(3);
+    expect(results(dir).find((line) => line.id === 'b')).toMatchObject({ status: 'model_error', attempts: 1 });
+  });
+
+  it('--retry-failed reruns only the items whose last result did not complete', async () => {
+    let phase = 1;
+    server = await fakeOpenAIServer(
+      answerEach((id) =>
+        phase === 1 && id === 'b'
+          ? { type: 'http_error', status: 400, message: 'Bad prompt for b' }
+          : { content: `answer ${id} in phase ${phase}`, usage },
+      ),
+    );
+    const dir = tempDir();
+    writeInput(dir, items(['a', 'b', 'c']));
+    expect((await runCli(['batch', 'in.jsonl', '-o', 'results.jsonl'], { env: env(server), cwd: dir })).code).toBe(1);
+    phase = 2;
+    const plain = await runCli(['batch', 'in.jsonl', '-o', 'results.jsonl'], { env: env(server), cwd: dir });
+    expect(plain.stderr).toContain('0 to run, 3 already in results.jsonl');
+    const before = server.requests.length;
+    const again = await runCli(['batch', 'in.jsonl', '-o', 'results.jsonl', '--retry-failed'], {
+      env: env(server),
+      cwd: dir,
+    });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('1 to run, 2 already in results.jsonl');
+    expect(server.requests.slice(before).map(itemOf)).toEqual(['b']);
+    expect(
+      results(dir)
+        .filter((line) => line.id === 'b')
+        .map((line) => line.status),
+    ).toEqual(['model_error', 'completed']);
+  });
+
   it('resumes after SIGKILL: no item lost, none done twice', async () => {
     let phase = 1;
     const served: string[] = [];

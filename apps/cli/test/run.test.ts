@@ -120,6 +120,8 @@ describe('bridle run', () => {
     const result = await runCli(['run', 'hi'], { env: openaiEnv(server) });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/✗ model_error: .*Incorrect API key/);
+    // Printed once (the outcome line), not also as a model_error line before it.
+    expect(result.stderr.split('Incorrect API key')).toHaveLength(2);
   });
 
   it('retries a rate limit and shows it', async () => {

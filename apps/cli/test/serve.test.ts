@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { type FakeProviderServer, fakeOpenAIServer } from '@bridle/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, requireBuild, runCli, startCli } from './cli-process';
@@ -43,6 +44,23 @@ describe('bridle serve', () => {
     const result = await runCli(['serve', '--host', '0.0.0.0', '--port', '0'], { env: env(server) });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('without an API token');
+  });
+
+  it('exits 2 when the port is taken, naming the port and how to change it', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      server = await fakeOpenAIServer([]);
+      const result = await runCli(['serve', '--port', String(port)], { env: env(server) });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `bridle: Cannot listen: port ${port} on 127.0.0.1 is already in use (another bridle serve, or another program, listens there). Pick another port with --port N (or PORT=N in your shell; --port 0 takes any free one)`,
+      );
+      expect(result.stderr).not.toContain('    at ');
+    } finally {
+      holder.close();
+    }
   });
 
   it('exits 2 on a bad port', async () => {

@@ -60,7 +60,7 @@ export class BatchJobs {
       controller: new AbortController(),
       createdAt: Date.now(),
       cancelled: false,
-      progress: { total, done: 0, succeeded: 0, failed: 0, running: 0, pending: total, retries: 0 },
+      progress: { total, done: 0, succeeded: 0, failed: 0, aborted: 0, running: 0, pending: total, retries: 0 },
       results: new Array(total),
     };
     this.#jobs.set(job.id, job);

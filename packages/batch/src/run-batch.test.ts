@@ -296,8 +296,10 @@ describe('runBatch abort', () => {
     const controller = new AbortController();
     const started = deferred<void>();
     const delivered: BatchResult[] = [];
+    const progress: BatchProgress[] = [];
     const batch = runBatch(jobs(4), {
       concurrency: 1,
+      onProgress: (snapshot) => progress.push(snapshot),
       signal: controller.signal,
       run: (_item, context: BatchRunContext) =>
         new Promise((resolve) => {
@@ -315,6 +317,8 @@ describe('runBatch abort', () => {
       [3, 'aborted', 0],
     ]);
     const results = await batch;
+    // Aborted items are not failures: the progress (the CLI's bar) must not say "4 failed" after Ctrl-C.
+    expect(progress.at(-1)).toMatchObject({ done: 4, failed: 0, aborted: 4, succeeded: 0 });
     expect(results.map((r) => [r.status, r.attempts])).toEqual([
       ['aborted', 1],
       ['aborted', 0],

@@ -40,7 +40,16 @@ export async function runBatch<I = BatchItem>(
   );
   const total = items.length;
   const results: BatchResult[] = new Array(total);
-  const progress: BatchProgress = { total, done: 0, succeeded: 0, failed: 0, running: 0, pending: total, retries: 0 };
+  const progress: BatchProgress = {
+    total,
+    done: 0,
+    succeeded: 0,
+    failed: 0,
+    aborted: 0,
+    running: 0,
+    pending: total,
+    retries: 0,
+  };
 
   const guard = <A extends unknown[]>(callback: ((...args: A) => void) | undefined, ...args: A) => {
     if (!callback) return;
@@ -61,6 +70,8 @@ export async function runBatch<I = BatchItem>(
     else progress.pending -= 1;
     progress.done += 1;
     if (result.status === 'completed') progress.succeeded += 1;
+    // Ctrl-C is not a failure: an item it cut off (or never started) is counted apart.
+    else if (result.status === 'aborted') progress.aborted += 1;
     else progress.failed += 1;
     guard(options.onResult, result);
     report();

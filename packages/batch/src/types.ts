@@ -97,8 +97,10 @@ export interface BatchProgress {
   done: number;
   /** Finished items whose status is `completed`. */
   succeeded: number;
-  /** Finished items whose status is anything else. */
+  /** Finished items whose status is anything else but `aborted`. */
   failed: number;
+  /** Items the batch's abort ended (cancelled mid-run, or never started): not failures, run them again. */
+  aborted: number;
   /** Items with an attempt in flight or waiting for a retry. */
   running: number;
   /** Items not started yet. */

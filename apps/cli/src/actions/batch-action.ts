@@ -20,6 +20,7 @@ export interface BatchFlags extends AgentFlags, McpFlags, QueueBatchFlags {
   out: string;
   concurrency: number;
   retries: number;
+  retryFailed?: boolean;
 }
 
 /** The `batch` command's work; resolves with the exit code. */
@@ -60,7 +61,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
   let done: Set<string>;
   let appender: ResultAppender;
   try {
-    done = await readDoneIds(outPath);
+    done = await readDoneIds(outPath, { retryFailed: flags.retryFailed === true });
     appender = openResultAppender(outPath);
   } catch (error) {
     throw new ConfigError(
@@ -88,6 +89,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
         tools: [...setup.tools, ...mcp.tools],
         ...(setup.system === undefined ? {} : { system: setup.system }),
         ...setup.limits,
+        retry: { maxRetries: flags.retries },
         store: stored.store,
         // Many items run at once: nobody is asked. Without --yes (or approval: "yes" in the settings), calls
         // that need approval are denied, with one line per tool naming --yes.
@@ -99,7 +101,10 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
         }),
       },
       concurrency: flags.concurrency,
-      retry: { maxRetries: flags.retries },
+      // One number per item: each model call is tried at most 1 + --retries times (the loop's own retries,
+      // with backoff, honouring Retry-After); a run that failed is not started again on top of that, which
+      // multiplied the calls (3 batch attempts x 3 loop attempts = 9 for one failing item).
+      retry: { maxRetries: 0 },
       signal: controller.signal,
       onResult(result) {
         // Aborted items are not recorded, so a rerun picks them up.

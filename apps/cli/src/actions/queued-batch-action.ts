@@ -191,6 +191,7 @@ export async function queuedBatchAction(
           done: results.length,
           succeeded,
           failed: results.length - succeeded,
+          aborted: 0,
           running: todo.length - results.length,
           pending: 0,
           retries: 0,

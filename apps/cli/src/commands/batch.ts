@@ -18,9 +18,13 @@ export function batchCommand(context: CommandContext): Command {
     .option('-c, --concurrency <n>', 'runs at once', positiveInteger, 4)
     .option(
       '-r, --retries <n>',
-      'retries of a failed run (only when no tool with side effects ran)',
+      'retries of each failed model call of an item (with backoff): at most 1 + n provider calls per step',
       nonNegativeInteger,
       2,
+    )
+    .option(
+      '--retry-failed',
+      'rerun the items whose last result in --out did not complete (the new line is appended; the last line of an id wins)',
     )
     .option('--queue <redis-url>', 'enqueue the items for `bridle worker`s on this Redis instead of running them here')
     .option(

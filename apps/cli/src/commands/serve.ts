@@ -1,3 +1,4 @@
+import { ConfigError } from '@bridle/protocol';
 import { Command } from 'commander';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
@@ -95,6 +96,9 @@ async function serve(context: CommandContext, flags: ServeFlags): Promise<number
     ...(flags.allowedHosts === undefined ? {} : { allowedHosts: list(flags.allowedHosts) }),
     ...(flags.corsOrigins === undefined ? {} : { corsOrigins: list(flags.corsOrigins) }),
     ...(flags.rateLimit === undefined ? {} : { rateLimit: flags.rateLimit }),
+  }).catch(async (error: NodeJS.ErrnoException & { port?: number; address?: string }) => {
+    await mcp.close();
+    throw listenError(error);
   });
   io.stderr.write(`bridle serve: listening on ${server.url} (Ctrl-C or SIGTERM stops it gracefully)\n`);
   await new Promise<void>((resolve) => {
@@ -111,4 +115,18 @@ async function serve(context: CommandContext, flags: ServeFlags): Promise<number
     process.on('SIGTERM', stop);
   });
   return ExitCode.completed;
+}
+
+/** A port that cannot be taken is the user's setting to change: exit 2 naming the port and how. */
+function listenError(error: NodeJS.ErrnoException & { port?: number; address?: string }): unknown {
+  if (error?.code !== 'EADDRINUSE' && error?.code !== 'EACCES') return error;
+  const where = `port ${error.port ?? '?'}${error.address ? ` on ${error.address}` : ''}`;
+  const why =
+    error.code === 'EADDRINUSE'
+      ? `${where} is already in use (another bridle serve, or another program, listens there)`
+      : `${where} needs privileges this user does not have (ports below 1024)`;
+  return new ConfigError(
+    `Cannot listen: ${why}. Pick another port with --port N (or PORT=N in your shell; --port 0 takes any free one), or stop the program that holds it.`,
+    { cause: error },
+  );
 }
