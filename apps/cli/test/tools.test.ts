@@ -27,8 +27,7 @@ describe('bridle tools and bridle skills', () => {
       write_file: 'asks',
       edit_file: 'asks',
       run_command: 'asks',
-      clock: 'read-only',
-      calculator: 'read-only',
+      list_directory: 'read-only',
     });
     const json = await runCli(['tools', '--json'], { cwd });
     const names = json.stdout
