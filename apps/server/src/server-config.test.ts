@@ -77,9 +77,11 @@ describe('isLoopbackHost', () => {
 });
 
 describe('BRIDLE_STORE', () => {
-  it("defaults to the CLI's file, sqlite:.bridle/bridle.db; the variable and then the option win", () => {
-    expect(resolveServerConfig({ env: {} }).storeUrl).toBe('sqlite:.bridle/bridle.db');
-    expect(resolveServerConfig({ env: { BRIDLE_STORE: ' memory: ' } }).storeUrl).toBe('memory:');
+  it('defaults to memory: (SPEC); the variable and then the option win', () => {
+    expect(resolveServerConfig({ env: {} }).storeUrl).toBe('memory:');
+    expect(resolveServerConfig({ env: { BRIDLE_STORE: ' sqlite:.bridle/bridle.db ' } }).storeUrl).toBe(
+      'sqlite:.bridle/bridle.db',
+    );
     expect(resolveServerConfig({ env: { BRIDLE_STORE: 'memory:' }, store: 'sqlite:/tmp/x.db' }).storeUrl).toBe(
       'sqlite:/tmp/x.db',
     );

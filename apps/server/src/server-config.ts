@@ -1,6 +1,8 @@
 import { ConfigError, describeValue } from '@bridle/protocol';
-import { DEFAULT_STORE_URL } from '@bridle/store';
 import type { ServerOptions } from './server-options';
+
+/** Where the server keeps runs and sessions unless `BRIDLE_STORE` or `store` says otherwise. */
+export const SERVER_DEFAULT_STORE_URL = 'memory:';
 
 /** Every numeric and network setting of the server, with defaults applied and checked. */
 export interface ServerConfig {
@@ -15,8 +17,8 @@ export interface ServerConfig {
   rateLimit?: RateLimit;
   /**
    * `BRIDLE_STORE`: where runs are journaled and sessions kept (`memory:`, `sqlite:<path>`, `postgres://...`);
-   * default `sqlite:.bridle/bridle.db` under the working directory, as for the CLI. Undefined when the
-   * options gave a `Store` object.
+   * default `memory:` (SPEC: the server keeps runs only when told where; the CLI's default is its SQLite
+   * file). Undefined when the options gave a `Store` object.
    */
   storeUrl?: string;
   /** `BRIDLE_WORKSPACE`: the folder the `coding` skill may read, edit and run commands in (as given). */
@@ -160,10 +162,10 @@ function readCost(options: ServerOptions, env: ServerOptions['env'] & object): n
   return value;
 }
 
-/** The store URL: the option, else `BRIDLE_STORE`, else the apps' default (checked when the store opens). */
+/** The store URL: the option, else `BRIDLE_STORE`, else `memory:` (checked when the store opens). */
 function readStoreUrl(given: string | undefined, fromEnv: string | undefined): string {
   const url = (given ?? fromEnv ?? '').trim();
-  return url === '' ? DEFAULT_STORE_URL : url;
+  return url === '' ? SERVER_DEFAULT_STORE_URL : url;
 }
 
 /** An option (string or list) or else a comma list from the environment, trimmed, without empty entries. */

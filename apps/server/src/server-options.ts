@@ -97,10 +97,9 @@ export interface ServerOptions {
   sessionIdleMs?: number;
   /**
    * `BRIDLE_STORE`: where runs are journaled and sessions kept, as a URL (`memory:`, `sqlite:<path>` or a
-   * bare path, `postgres://...`) or an open `Store` (the server then never closes it). Default
-   * `sqlite:.bridle/bridle.db` under the working directory, the same file as the CLI's. With `memory:`,
+   * bare path, `postgres://...`) or an open `Store` (the server then never closes it). Default `memory:`:
    * sessions stay in the bounded in-memory store (`maxSessions`, `sessionIdleMs`) and nothing survives a
-   * restart.
+   * restart; `sqlite:.bridle/bridle.db` is the CLI's file (then `bridle runs` lists the server's runs too).
    */
   store?: string | Store;
   /** Where conversations live; default the `store` (in memory, bounded by `maxSessions` / `sessionIdleMs`, when it is `memory:`). */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RunStartBody } from '@bridle/protocol';
 import { errorMessage } from '@bridle/protocol/internal';
 import { eventSink, isSilent } from './event-sink';
@@ -56,7 +57,10 @@ export async function runSegment(
     },
     journal,
   );
-  emitter.emit({ type: 'run_start', ...start.runStart });
+  // A journaled segment's start is unique: two processes that open the same segment at once (a double
+  // resume, a reused runId) then conflict in the store before either runs a call, instead of journaling
+  // byte-identical events that the store takes as one retried append.
+  emitter.emit({ type: 'run_start', ...start.runStart, ...(journal ? { segmentId: randomUUID() } : {}) });
   const scope = new RunScope({ signal: options.signal, timeoutMs: options.timeoutMs });
   const { budget } = options;
   const link: RunLink = {

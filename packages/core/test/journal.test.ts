@@ -1,9 +1,10 @@
 // The journal: with a store, every event is appended, only new events per write, and a model response or
 // a tool result is durable before the loop goes on.
 import { BridleError, type RunEvent, type Store } from '@bridle/protocol';
+import { openStore } from '@bridle/store';
 import { replayModel, scriptedModel } from '@bridle/testing';
-import { describe, expect, it } from 'vitest';
-import { JournalError, runAgent } from '../src/index';
+import { describe, expect, it, vi } from 'vitest';
+import { JournalError, resumeRun, runAgent } from '../src/index';
 import { addTool, call, recorder } from './helpers';
 import { memoryJournal } from './test-stores';
 
@@ -137,5 +138,41 @@ describe('journal', () => {
     });
     expect(further.status).toBe('model_error');
     expect(further.error).toContain('replayModel: the run asked for step 5 (model call 5)');
+  });
+
+  it('two resumes of one paused run at the same moment: the store refuses the second before it runs the call', async () => {
+    // The clock is frozen so both segments' events are stamped alike: only the run_start's segmentId differs.
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-01T00:00:00.000Z') });
+    try {
+      const store = await openStore('memory:');
+      const add = addTool({ requiresApproval: true });
+      const paused = await runAgent({
+        model: scriptedModel([{ content: '', toolCalls: [call('c1', 'add', { a: 1, b: 2 })] }]),
+        tools: [add],
+        prompt: 'go',
+        store,
+        runId: 'r1',
+        approve: () => 'ask',
+      });
+      expect(paused.status).toBe('awaiting_approval');
+      const resume = () =>
+        resumeRun({
+          model: scriptedModel([{ content: 'done' }]),
+          tools: [add],
+          store,
+          runId: 'r1',
+          approvals: { c1: true },
+        });
+      const outcomes = await Promise.allSettled([resume(), resume()]);
+      expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+      expect(JournalError.isInstance(refused.reason)).toBe(true);
+      expect(add.calls).toEqual([{ a: 1, b: 2 }]);
+      const starts = (await store.readRun('r1'))?.events.filter((event) => event.type === 'run_start') ?? [];
+      expect(starts).toHaveLength(2);
+      expect(new Set(starts.map((event) => (event as { segmentId?: string }).segmentId)).size).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

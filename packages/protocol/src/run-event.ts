@@ -29,6 +29,11 @@ export interface RunStartBody {
    * the events that follow, it is what `resumeRun` rebuilds the run from. Set only when the run has a store.
    */
   messages?: Message[];
+  /**
+   * A journaled segment's own random id: two processes opening the same segment at once (two resumes of
+   * one paused run) write different events, so the store refuses the second before it runs anything.
+   */
+  segmentId?: string;
   /** A resumed segment: the decisions it was given on pending calls, by call id (journaled with it). */
   approvals?: Record<string, boolean | { approved: false; reason?: string }>;
 }
