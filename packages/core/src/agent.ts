@@ -1,4 +1,4 @@
-import { ConfigError, describeValue, type Message, type Tool } from '@bridle/protocol';
+import { ConfigError, type Message, type Tool } from '@bridle/protocol';
 import { type Memory, type MemoryOptions, type MemoryStrategy, resolveMemory } from './memory';
 import { checkKeys, invalidOption } from './option-checks';
 import { RUN_OPTION_KEYS, resolveOptions } from './resolve-options';

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { boundToolResult } from '@bridle/context';
-import { ConfigError, describeValue, type Tool } from '@bridle/protocol';
+import type { Tool } from '@bridle/protocol';
 import { integerOption } from '@bridle/protocol/internal';
 import { ToolRegistry } from '@bridle/registry';
 import { type CallToolResult, Server } from '@modelcontextprotocol/server';

@@ -116,6 +116,8 @@ describe('serveMcp options', () => {
     expect(() =>
       serveMcp([{ name: 'bad name', description: '', parameters: { type: 'object' }, execute: () => 1 }]),
     ).toThrow(ConfigError);
-    expect(() => serveMcp([], { maxResultChars: 0 })).toThrow('Invalid serveMcp option maxResultChars: expected an integer >= 1 (a safe integer), got number 0.');
+    expect(() => serveMcp([], { maxResultChars: 0 })).toThrow(
+      'Invalid serveMcp option maxResultChars: expected an integer >= 1 (a safe integer), got number 0.',
+    );
   });
 });

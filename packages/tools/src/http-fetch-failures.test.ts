@@ -160,13 +160,22 @@ describe('proxy environment variables are ignored', () => {
 describe('options are validated at creation', () => {
   it.each([
     [{ maxBytes: 0 }, 'Invalid httpFetchTool option maxBytes: expected an integer from 1 to 1000000000, got number 0.'],
-    [{ maxBytes: 1.5 }, 'Invalid httpFetchTool option maxBytes: expected an integer from 1 to 1000000000, got number 1.5.'],
-    [{ timeoutMs: -1 }, 'Invalid httpFetchTool option timeoutMs: expected an integer from 1 to 2147483647, got number -1.'],
+    [
+      { maxBytes: 1.5 },
+      'Invalid httpFetchTool option maxBytes: expected an integer from 1 to 1000000000, got number 1.5.',
+    ],
+    [
+      { timeoutMs: -1 },
+      'Invalid httpFetchTool option timeoutMs: expected an integer from 1 to 2147483647, got number -1.',
+    ],
     [
       { timeoutMs: Number.POSITIVE_INFINITY },
       'Invalid httpFetchTool option timeoutMs: expected an integer from 1 to 2147483647, got number Infinity.',
     ],
-    [{ maxRedirects: 21 }, 'Invalid httpFetchTool option maxRedirects: expected an integer from 0 to 20, got number 21.'],
+    [
+      { maxRedirects: 21 },
+      'Invalid httpFetchTool option maxRedirects: expected an integer from 0 to 20, got number 21.',
+    ],
     [{ maxRedirects: '5' }, 'Invalid httpFetchTool option maxRedirects: expected an integer from 0 to 20, got "5".'],
     [{ allowPrivateNetworks: 'yes' }, 'httpFetchTool: allowPrivateNetworks must be a boolean, got "yes"'],
     [
