@@ -4,6 +4,7 @@ import type { CommandContext } from './command-context';
 import { batchCommand } from './commands/batch';
 import { chatCommand } from './commands/chat';
 import { demoCommand } from './commands/demo';
+import { initCommand } from './commands/init';
 import { mcpServeCommand } from './commands/mcp-serve';
 import { replayCommand } from './commands/replay';
 import { resumeCommand } from './commands/resume';
@@ -33,6 +34,7 @@ export function createProgram(context: CommandContext): Command {
   program.addCommand(runsCommand(context));
   program.addCommand(resumeCommand(context));
   program.addCommand(replayCommand(context));
+  program.addCommand(initCommand(context));
   program.addCommand(toolsCommand(context));
   program.addCommand(skillsCommand(context));
   program.addCommand(demoCommand(context));

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild, runCli, tempDir } from './cli-process';
@@ -46,5 +46,25 @@ describe('bridle tools and bridle skills', () => {
       .map((line) => JSON.parse(line) as { name: string; tools: string[] });
     expect(skills.map((skill) => skill.name)).toEqual(['assistant', 'coding', 'analyst']);
     expect(skills[1]?.tools).toContain('write_file');
+  });
+});
+
+describe('bridle init', () => {
+  it('writes a commented starter that loads as it is, and never overwrites without --force', async () => {
+    const cwd = tempDir();
+    const first = await runCli(['init'], { cwd });
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain('Wrote ');
+    const starter = readFileSync(join(cwd, 'bridle.config.json'), 'utf8');
+    expect(starter).toMatch(/^\/\/ Bridle settings/);
+    // The starter is valid: a trusted run of this folder takes its workspace and skills.
+    const tools = await runCli(['tools', '--trust-project'], { cwd });
+    expect(tools.stderr).not.toContain('bridle.config.json:');
+    expect(tools.code).toBe(0);
+    expect(tools.stdout).toMatch(/^write_file +asks first/m);
+    const again = await runCli(['init'], { cwd });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already exists: edit it, or pass --force');
+    expect((await runCli(['init', '--force'], { cwd })).code).toBe(0);
   });
 });

@@ -92,4 +92,12 @@ describe('parseBridleConfig', () => {
   it('names the file for invalid JSON', () => {
     expect(error('{"model": ')).toMatch(/^\/repo\/bridle\.config\.json is not valid JSON: /);
   });
+
+  it('takes whole-line // comments (the starter bridle init writes), never a // inside a value', () => {
+    const text = '// settings\n{\n  // the model\n  "model": "openai:gpt-4o-mini",\n  "store": "sqlite://x"\n}\n';
+    expect(parseBridleConfig(text, '/p/bridle.config.json')).toMatchObject({
+      model: 'openai:gpt-4o-mini',
+      store: 'sqlite://x',
+    });
+  });
 });

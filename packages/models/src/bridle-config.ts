@@ -123,14 +123,16 @@ function looksLikePath(value: string): boolean {
 }
 
 /**
- * Parses and strictly checks a config file's text: invalid JSON, an unknown key or a wrong type at any
+ * Parses and strictly checks a config file's text (JSON; a line whose first non-blank characters are `//` is
+ * a comment, as in the starter `bridle init` writes): invalid JSON, an unknown key or a wrong type at any
  * level is a `ConfigError` naming the file and the field (the apps exit 2). The model id is checked
  * with {@link parseModelId}. Relative paths are resolved against the file's folder.
  */
 export function parseBridleConfig(text: string, path: string): BridleConfig {
   let value: unknown;
   try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+    // Whole-line comments only: a JSON string cannot hold a raw line break, so such a line is never inside one.
+    value = JSON.parse(text.replace(/^\uFEFF/, '').replace(/^[ \t]*\/\/.*$/gm, ''));
   } catch (error) {
     throw new ConfigError(`${displayText(path)} is not valid JSON: ${(error as Error).message}. Fix the file.`, {
       cause: error,
