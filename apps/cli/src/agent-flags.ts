@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { BUILT_IN_SKILLS } from './built-in-skills';
 import { type CliCommandPreset, parseCommandPreset } from './command-preset';
 import { MCP_FLAG_HELP } from './mcp-tools';
-import { collect, duration, nonNegativeInteger, positiveInteger } from './parse-options';
+import { collect, dollars, duration, nonNegativeInteger, positiveInteger } from './parse-options';
 import { addProjectFlags } from './project-flags';
 import { STORE_FLAG_HELP } from './store-flag';
 
@@ -39,6 +39,11 @@ export function addAgentFlags(command: Command): Command {
       new Option('--max-tool-calls <n>', 'most tool calls per run (default: unlimited)').argParser(nonNegativeInteger),
     )
     .option('--timeout <duration>', 'deadline per run: 30s, 500ms, 2m or seconds', duration)
+    .option(
+      '--max-cost <usd>',
+      "budget per run in US dollars: no model call starts once the run's cost reached it (status budget_limit; counts only models with a known price)",
+      dollars,
+    )
     .option('--system <text>', 'system prompt (skills add their sections after it)')
     .option(
       '-y, --yes',

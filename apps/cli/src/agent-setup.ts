@@ -26,6 +26,8 @@ export interface AgentFlags extends ProjectFlags {
   maxSteps?: number;
   maxToolCalls?: number;
   timeout?: number;
+  /** `--max-cost`: the budget of each run in US dollars. */
+  maxCost?: number;
   system?: string;
   /** Approve every tool call that needs approval. */
   yes?: boolean;
@@ -40,7 +42,7 @@ export interface AgentSetup {
   system?: string;
   tools: Tool[];
   skills: Skill[];
-  limits: { maxSteps?: number; maxToolCalls?: number; timeoutMs?: number };
+  limits: { maxSteps?: number; maxToolCalls?: number; timeoutMs?: number; budget?: { maxCostUsd: number } };
 }
 
 /**
@@ -95,6 +97,7 @@ export async function buildAgentSetup(
   const toolbox = createToolbox();
   const coding = workspace === undefined ? undefined : codingSkill({ workspace, commands: presets });
   const maxSteps = flags.maxSteps ?? config.maxSteps;
+  const maxCostUsd = flags.maxCost ?? config.maxCostUsd;
   const catalogue: Tool[] = [toolbox.clock, toolbox.calculator, toolbox.httpFetch, ...(coding?.tools ?? [])];
   const skills: Skill[] = [];
   for (const name of names) {
@@ -132,6 +135,7 @@ export async function buildAgentSetup(
       ...(maxSteps === undefined ? {} : { maxSteps }),
       ...(flags.maxToolCalls === undefined ? {} : { maxToolCalls: flags.maxToolCalls }),
       ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
+      ...(maxCostUsd === undefined ? {} : { budget: { maxCostUsd } }),
     },
   };
 }

@@ -15,6 +15,14 @@ export function nonNegativeInteger(value: string): number {
   return number;
 }
 
+/** A commander argument parser for an amount of US dollars (`--max-cost 0.50`): positive, finite. */
+export function dollars(value: string): number {
+  const amount = /^\$?\d+(\.\d+)?$/.test(value.trim()) ? Number(value.trim().replace('$', '')) : Number.NaN;
+  if (!Number.isFinite(amount) || amount <= 0)
+    throw new InvalidArgumentError(`expected a positive amount of US dollars such as 0.50, got "${value}".`);
+  return amount;
+}
+
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 /** setTimeout's largest delay. */
 const MAX_DURATION_MS = 2_147_483_647;

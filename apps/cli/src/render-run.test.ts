@@ -1,6 +1,6 @@
 import type { RunEvent } from '@bridle/events';
 import { describe, expect, it } from 'vitest';
-import { compact, createRunRenderer, summarizeCommandResult } from './render-run';
+import { compact, createRunRenderer, formatUsd, summarizeCommandResult } from './render-run';
 import { createStyle } from './style';
 
 function sink() {
@@ -101,6 +101,14 @@ describe('createRunRenderer', () => {
     expect(err.writes.join('')).toBe(
       '✗ step_limit: Stopped after 1 step · 1 step · 0 tool calls · 3 in / 4 out tokens\n',
     );
+  });
+
+  it('shows the cost when the price is known', () => {
+    const err = sink();
+    const renderer = createRunRenderer({ stdout: sink().stream, stderr: err.stream, style: createStyle(false) });
+    renderer.finish({ status: 'completed', steps: 1, toolCalls: 0, usage: { ...usage, costUsd: 0.0001234 } });
+    expect(err.writes.join('')).toBe('✓ completed · 1 step · 0 tool calls · 3 in / 4 out tokens · $0.000123\n');
+    expect([12.345, 0.5, 0, 1e-7].map(formatUsd)).toEqual(['$12.35', '$0.5', '$0', '<$0.00001']);
   });
 
   it('colours only when enabled', () => {

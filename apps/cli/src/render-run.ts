@@ -127,11 +127,19 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
       }
     },
     finish(outcome) {
-      const usage = `${outcome.usage.inputTokens} in / ${outcome.usage.outputTokens} out tokens`;
+      const cost = outcome.usage.costUsd === undefined ? '' : ` · ${formatUsd(outcome.usage.costUsd)}`;
+      const usage = `${outcome.usage.inputTokens} in / ${outcome.usage.outputTokens} out tokens${cost}`;
       const counts = `${outcome.steps} ${outcome.steps === 1 ? 'step' : 'steps'} · ${outcome.toolCalls} tool ${outcome.toolCalls === 1 ? 'call' : 'calls'} · ${usage}`;
       if (outcome.status === 'completed') line(style.dim(`${style.green('✓')} completed · ${counts}`));
       else
         line(style.red(`✗ ${outcome.status}${outcome.error ? `: ${outcome.error}` : ''}`) + style.dim(` · ${counts}`));
     },
   };
+}
+
+/** US dollars for a summary line: cents from a dollar up, else three significant digits ($0.00123). */
+export function formatUsd(amount: number): string {
+  if (amount >= 1) return `$${amount.toFixed(2)}`;
+  if (amount < 0.00001) return amount === 0 ? '$0' : '<$0.00001';
+  return `$${Number(amount.toPrecision(3))}`;
 }

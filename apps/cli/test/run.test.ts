@@ -41,6 +41,25 @@ describe('bridle run', () => {
     expect((server.requests[0]?.body as { stream?: boolean } | undefined)?.stream).toBe(true);
   });
 
+  it('--max-cost stops the run before a model call once its cost reached the budget; the line shows the cost', async () => {
+    const million = { inputTokens: 1_000_000, outputTokens: 0 };
+    server = await fakeOpenAIServer([
+      { ...calculatorCall, usage: million },
+      { content: 'It is 42.', usage: million },
+    ]);
+    const env = openaiEnv(server, { BRIDLE_MODEL: 'openai:gpt-4o-mini' });
+    const result = await runCli(['run', 'What is 6 * 7?', '--max-cost', '0.10'], { env });
+    expect(result.code).toBe(1);
+    expect(server.requests).toHaveLength(1);
+    const last = result.stderr.trim().split('\n').at(-1) as string;
+    expect(last).toMatch(
+      /^✗ budget_limit: .*maxCostUsd.* · 1 step · 1 tool call · 1000000 in \/ 0 out tokens · \$0\.15$/,
+    );
+    const bad = await runCli(['run', 'x', '--max-cost', 'ten'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('expected a positive amount of US dollars such as 0.50, got "ten"');
+  });
+
   it('runs tools, shows the call and result compactly, and sends the result back to the model', async () => {
     server = await fakeOpenAIServer([calculatorCall, { content: 'It is 42.', usage }]);
     const result = await runCli(['run', 'What is 6 * 7?'], { env: openaiEnv(server) });
