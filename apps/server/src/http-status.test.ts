@@ -32,6 +32,18 @@ describe('httpFailure: the one map from errors to HTTP statuses', () => {
     expect(httpFailure(limited).retryAfterSeconds).toBe(2);
   });
 
+  it('knows a ServerError from another copy of the package by its marker, not instanceof', () => {
+    const copy = Object.assign(new Error('m'), {
+      [Symbol.for('bridle.error')]: true,
+      [Symbol.for('bridle.error.server')]: true,
+      code: 'busy',
+      retryAfterSeconds: 7,
+    });
+    expect(copy instanceof ServerError).toBe(false);
+    expect(ServerError.isInstance(copy)).toBe(true);
+    expect(httpFailure(copy)).toMatchObject({ status: 503, code: 'busy', retryAfterSeconds: 7 });
+  });
+
   it('renames Fastify request errors and keeps other 4xx statuses', () => {
     expect(httpFailure({ statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', message: 'too big' })).toEqual({
       status: 413,

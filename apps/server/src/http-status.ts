@@ -1,8 +1,14 @@
-import { BridleError, ProviderError } from '@bridle/protocol';
-import { ServerError } from './server-error';
+import { BridleError, ProviderError, type ProviderErrorCode } from '@bridle/protocol';
+import { ServerError, type ServerErrorCode } from './server-error';
 
-/** The one table from error codes to HTTP statuses (server errors and `BridleError` codes). */
-const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+/** The `BridleError` codes of other packages that reach HTTP clients with a status of their own. */
+type ForeignCode = 'invalid_config' | 'context_limit' | 'invalid_transcript' | 'invalid_model_response';
+
+/**
+ * The one table from error codes to HTTP statuses (server errors and `BridleError` codes). Keyed by code
+ * type: a new `ServerErrorCode` without a status here does not compile.
+ */
+const STATUS_BY_CODE: Readonly<Record<ServerErrorCode | ForeignCode, number>> = {
   bad_request: 400,
   invalid_config: 400,
   unauthorized: 401,
@@ -27,13 +33,13 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
 };
 
 /** A provider failed: the fault is upstream, never the HTTP client's (except when it is rate limited). */
-const STATUS_BY_PROVIDER_CODE: Readonly<Record<string, number>> = {
+const STATUS_BY_PROVIDER_CODE: Readonly<Partial<Record<ProviderErrorCode, number>>> = {
   rate_limited: 429,
   timeout: 504,
 };
 
 /** Fastify's own request errors, renamed to stable codes. */
-const CODE_BY_FASTIFY_CODE: Readonly<Record<string, string>> = {
+const CODE_BY_FASTIFY_CODE: Readonly<Record<string, ServerErrorCode>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
@@ -64,9 +70,9 @@ export function httpFailure(error: unknown): HttpFailure {
     };
   }
   if (BridleError.isInstance(error)) {
-    const retry = error instanceof ServerError ? error.retryAfterSeconds : undefined;
+    const retry = ServerError.isInstance(error) ? error.retryAfterSeconds : undefined;
     return {
-      status: STATUS_BY_CODE[error.code] ?? 500,
+      status: (STATUS_BY_CODE as Readonly<Record<string, number>>)[error.code] ?? 500,
       code: error.code,
       message: error.message,
       ...(retry === undefined ? {} : { retryAfterSeconds: retry }),
@@ -81,7 +87,7 @@ export function httpFailure(error: unknown): HttpFailure {
       code === 'unsupported_media_type'
         ? `${candidate.message}: send the body as JSON with the header "Content-Type: application/json".`
         : candidate.message;
-    return { status: mapped ? (STATUS_BY_CODE[mapped] as number) : statusCode, code, message };
+    return { status: mapped ? STATUS_BY_CODE[mapped] : statusCode, code, message };
   }
   return {
     status: 500,

@@ -20,8 +20,14 @@ export type ServerErrorCode =
   | 'not_ready'
   | 'internal';
 
-/** An HTTP-facing failure with a stable code. `retryAfterSeconds` becomes a `Retry-After` header. */
+const SERVER_MARKER = Symbol.for('bridle.error.server');
+
+/**
+ * An HTTP-facing failure with a stable code. `retryAfterSeconds` becomes a `Retry-After` header. Check
+ * with `ServerError.isInstance(value)` (works across duplicate installs), like every Bridle error.
+ */
 export class ServerError extends BridleError {
+  readonly [SERVER_MARKER] = true;
   declare readonly code: ServerErrorCode;
   readonly retryAfterSeconds?: number;
 
@@ -29,5 +35,10 @@ export class ServerError extends BridleError {
     super(code, message, { cause: options.cause });
     this.name = 'ServerError';
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  /** True for a `ServerError` from any copy of this package. */
+  static override isInstance(value: unknown): value is ServerError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SERVER_MARKER] === true;
   }
 }
