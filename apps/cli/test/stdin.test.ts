@@ -15,7 +15,7 @@ afterEach(async () => {
 
 const usage = { inputTokens: 10, outputTokens: 5 };
 const NOTICE =
-  'bridle: standard input is piped but not read: add - after the prompt to append it (bridle run "..." -).';
+  'bridle: standard input was piped but not read: add - after the prompt to append it (bridle run "..." -).';
 
 /** Runs the CLI with stdin from `stdin`: a shell pipe (`cat file |`), a file (`< file`) or /dev/null. */
 function cliWithStdin(

@@ -72,6 +72,12 @@ export async function runAction(
       ? ExitCode.terminated
       : exitCodeForStatus(result.status);
   } finally {
+    // Piped text without "-" would be silently dropped: say so once. Checked last, after every lazy import:
+    // on Node 20 a stat of stdin can make a later import of a pnpm-linked package fail (TOOLCHAIN.md).
+    if (promptArgument !== undefined && promptArgument !== '-' && stdinArgument === undefined && io.stdinPiped?.())
+      io.stderr.write(
+        `${context.errorStyle.yellow('bridle: standard input was piped but not read: add - after the prompt to append it (bridle run "..." -).')}\n`,
+      );
     questions?.close();
     stopSignals.stop();
     await trace?.close();
@@ -97,14 +103,7 @@ async function resolvePrompt(
       throw new ConfigError(
         'The prompt is empty: say what the agent should do, e.g. bridle run "What time is it in Tokyo?".',
       );
-    if (stdin === undefined) {
-      // Piped text without "-" would be silently dropped: say so once, and go on with the prompt alone.
-      if (io.stdinPiped?.())
-        io.stderr.write(
-          `${context.errorStyle.yellow('bridle: standard input is piped but not read: add - after the prompt to append it (bridle run "..." -).')}\n`,
-        );
-      return prompt;
-    }
+    if (stdin === undefined) return prompt;
     if (io.stdin.isTTY)
       throw new ConfigError(
         '- appends standard input, which is a terminal here: pipe the text in (bridle run "Summarize this" - < notes.txt).',
