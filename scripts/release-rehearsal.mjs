@@ -109,8 +109,20 @@ await script(async (defer) => {
     userconfig,
     `registry=${registry.url}\n@bridle:registry=${registry.url}\n${host}:_authToken=${registry.token}\n`,
   );
+  // Native addons (better-sqlite3, under the bridle CLI) compile with node-gyp when no prebuilt binary can
+  // be fetched. The temp user config drops the user's own `nodedir`, so node-gyp would try to download
+  // Node's headers: keep the user's setting, else use the headers installed beside this Node, if any.
+  const userNodedir = (await run('npm', ['config', 'get', 'nodedir'], { cwd: root, env: childEnv() })).stdout.trim();
+  const besideNode = path.resolve(path.dirname(process.execPath), '..');
+  const nodedir =
+    userNodedir && userNodedir !== 'undefined' && userNodedir !== 'null'
+      ? userNodedir
+      : fs.existsSync(path.join(besideNode, 'include', 'node', 'common.gypi'))
+        ? besideNode
+        : undefined;
   // Every command that may talk to a registry from here on sees only the local one.
   const registryEnv = childEnv({
+    ...(nodedir === undefined ? {} : { npm_config_nodedir: nodedir }),
     npm_config_userconfig: userconfig,
     npm_config_registry: registry.url,
     'npm_config_@bridle:registry': registry.url,
