@@ -1,13 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { type BigIntStats, constants } from 'node:fs';
-import { open, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { open, realpath, stat } from 'node:fs/promises';
 import { ConfigError, describeValue } from '@bridle/protocol';
 import { integerOption } from '@bridle/protocol/internal';
 import { entryType, lstatOrUndefined, readSortedNames } from './directory-entries';
 import { type DirectoryHandle, sameFile } from './directory-handle';
+import { assertRegularFile, assertWritableFile } from './file-checks';
 import { IgnoreRules } from './ignore-rules';
 import { parsePath } from './path-rules';
-import { type CheckedPath, changed, checkPath, errorCode, fsFailure, type Jail, openDirectoryChain } from './path-walk';
+import { type CheckedPath, changed, checkPath, errorCode, type Jail, openDirectoryChain } from './path-walk';
 import { DEFAULT_PROTECTED, protectedPathMatcher } from './protected-paths';
 import { readEntry } from './read-entry';
 import { refuseRepositoryLayout } from './repository-layout';
@@ -23,6 +23,7 @@ import type {
   WriteOptions,
   WriteResult,
 } from './workspace-operations';
+import { writeAtomically } from './write-atomically';
 
 /** Options of {@link Workspace.open}. */
 export interface WorkspaceOptions {
@@ -37,7 +38,6 @@ export interface WorkspaceOptions {
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 /** PATH_MAX of Linux (and more than macOS's 1024, where the kernel refuses longer paths by itself). */
 const PATH_MAX = 4096;
-const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /**
  * A directory the model may work in, and nothing outside it. Every path is relative and checked:
@@ -353,53 +353,4 @@ function resolveOptions(options: WorkspaceOptions): Required<WorkspaceOptions> {
       where: 'Workspace',
     }),
   };
-}
-
-function assertRegularFile(stats: BigIntStats, relative: string): void {
-  if (stats.isDirectory()) {
-    throw new WorkspaceError(
-      'not_a_file',
-      `Refused: "${relative}" is a directory; use list_directory for directories.`,
-    );
-  }
-  if (!stats.isFile()) throw new WorkspaceError('not_a_file', `Refused: "${relative}" is not a regular file.`);
-}
-
-function assertWritableFile(stats: BigIntStats, relative: string): void {
-  if (stats.isSymbolicLink()) {
-    throw new WorkspaceError('symlink', `Refused: "${relative}" is a symbolic link; symlinks are not written through.`);
-  }
-  assertRegularFile(stats, relative);
-  if (stats.nlink > 1n) {
-    throw new WorkspaceError(
-      'hard_link',
-      `Refused: "${relative}" has ${stats.nlink} hard links; writing it could change a file elsewhere. Remove the extra links first.`,
-    );
-  }
-}
-
-async function writeAtomically(
-  directory: DirectoryHandle,
-  name: string,
-  data: Buffer,
-  current: BigIntStats | undefined,
-): Promise<void> {
-  const temporary = `.bridle-${randomBytes(8).toString('hex')}.tmp`;
-  const temporaryPath = directory.entryPath(temporary);
-  const handle = await open(temporaryPath, WRITE_FLAGS, 0o666).catch((error: unknown) => {
-    throw fsFailure(error, directory.childRelative(name));
-  });
-  try {
-    try {
-      await handle.writeFile(data);
-      if (current !== undefined) await handle.chmod(Number(current.mode & 0o7777n));
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporaryPath, directory.entryPath(name));
-  } catch (error) {
-    await unlink(temporaryPath).catch(() => undefined);
-    throw fsFailure(error, directory.childRelative(name));
-  }
 }
