@@ -35,4 +35,14 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX bridle_sessions_by_time ON bridle_sessions (updated_at DESC, id DESC)',
     ],
   },
+  {
+    version: 2,
+    description: 'status and session indexes without updated_at, so an append rewrites one runs index, not three',
+    statements: [
+      'DROP INDEX bridle_runs_by_status',
+      'DROP INDEX bridle_runs_by_session',
+      'CREATE INDEX bridle_runs_by_status ON bridle_runs (status)',
+      'CREATE INDEX bridle_runs_by_session ON bridle_runs (session_id)',
+    ],
+  },
 ];

@@ -18,7 +18,7 @@ import { closedError } from './closed-error';
 import { decodeRun, type JournalRow } from './decode-run';
 import type { StoreLimits } from './limits';
 import { pendingMigrations, SCHEMA_VERSION_TABLE } from './migrations';
-import { planAppend } from './plan-append';
+import { planAppend, type RunRow } from './plan-append';
 import { type PreparedEvent, prepareEvents } from './prepare-events';
 import { decodeSession, prepareSession } from './prepare-session';
 import {
@@ -148,7 +148,7 @@ class SqliteStore implements Store {
   }
 
   #appendInTransaction(runId: string, events: PreparedEvent[]): void {
-    const { getRun, getEvents, insertEvent, upsertRun } = this.#statements;
+    const { getRun, getEvents, insertEvent, upsertRun, advanceRun } = this.#statements;
     const record = getRun.get(runId) as RunRecord | undefined;
     const current = record && toRunRow(record);
     const existing = new Map<number, string>();
@@ -161,6 +161,12 @@ class SqliteStore implements Store {
     if (plan.row === undefined) return;
     for (const event of plan.insert) insertEvent.run(runId, event.sequence, event.type, event.json);
     const row = plan.row;
+    if (current !== undefined && sameExceptProgress(current, row)) {
+      // The common append (no run_start or run_end): only the time and the last sequence move, so SQLite
+      // rewrites the row and the by-time index and leaves the status and session indexes untouched.
+      advanceRun.run(row.updatedAt, row.lastSequence, runId);
+      return;
+    }
     upsertRun.run(
       runId,
       row.status,
@@ -270,6 +276,11 @@ class SqliteStore implements Store {
   }
 }
 
+/** Whether an append changed nothing of the run's row but its time and last sequence. */
+function sameExceptProgress(before: RunRow, after: RunRow): boolean {
+  return before.status === after.status && before.model === after.model && before.sessionId === after.sessionId;
+}
+
 function prepareStatements(db: Database) {
   return {
     getRun: db.prepare(`SELECT ${RUN_COLUMNS} FROM bridle_runs WHERE run_id = ?`),
@@ -283,6 +294,7 @@ function prepareStatements(db: Database) {
         'model = excluded.model, session_id = excluded.session_id, updated_at = excluded.updated_at, ' +
         'last_sequence = excluded.last_sequence',
     ),
+    advanceRun: db.prepare('UPDATE bridle_runs SET updated_at = ?, last_sequence = ? WHERE run_id = ?'),
     readJournal: db.prepare('SELECT sequence, data AS json FROM bridle_run_events WHERE run_id = ? ORDER BY sequence'),
     getSession: db.prepare('SELECT data FROM bridle_sessions WHERE id = ?'),
     saveSession: db.prepare(

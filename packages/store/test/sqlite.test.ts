@@ -6,6 +6,7 @@ import { ConfigError } from '@bridle/protocol';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, StoreError } from '../src/index';
+import { SQLITE_MIGRATIONS } from '../src/sqlite-migrations';
 import { startChild } from './child';
 import { eventsOf, stepEvents } from './events';
 import { storeConformance } from './store-conformance';
@@ -70,7 +71,7 @@ describe('sqlite: opening', () => {
     await prefixed.close();
     raw(path.join(cwd, 'nested/deeper/bare.db'), (db) => {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT version FROM bridle_schema_version').all()).toEqual([{ version: 1 }]);
+      expect(db.prepare('SELECT version FROM bridle_schema_version').all()).toEqual([{ version: 1 }, { version: 2 }]);
     });
   });
 
@@ -88,11 +89,47 @@ describe('sqlite: opening', () => {
     await store.close();
     raw(file, (db) => db.prepare("INSERT INTO bridle_schema_version VALUES (7, '2030-01-01T00:00:00.000Z')").run());
     const error = await configError(openStore(file));
-    expect(error.message).toContain(`the store at ${file} has schema version 7, newer than version 1`);
+    expect(error.message).toContain(`the store at ${file} has schema version 7, newer than version 2`);
     expect(error.message).toContain('Upgrade Bridle');
     raw(file, (db) => {
       expect(db.prepare('SELECT COUNT(*) AS n FROM bridle_run_events').get()).toEqual({ n: 1 });
       expect(db.prepare('SELECT MAX(version) AS v FROM bridle_schema_version').get()).toEqual({ v: 7 });
+    });
+  });
+
+  it('upgrades a version 1 file in place: its runs, statuses and sessions answer as before', async () => {
+    const file = newFile();
+    raw(file, (db) => {
+      db.pragma('journal_mode = WAL');
+      db.exec('CREATE TABLE bridle_schema_version (version INTEGER PRIMARY KEY NOT NULL, applied_at TEXT NOT NULL)');
+      const [version1] = SQLITE_MIGRATIONS;
+      for (const statement of version1?.statements ?? []) db.exec(statement);
+      db.prepare("INSERT INTO bridle_schema_version VALUES (1, '2026-11-01T00:00:00.000Z')").run();
+      const insert = db.prepare('INSERT INTO bridle_runs VALUES (?, ?, NULL, ?, ?, ?, 0)');
+      insert.run('old-a', 'completed', 's1', '2026-11-01T00:00:01.000Z', '2026-11-01T00:00:01.000Z');
+      insert.run('old-b', 'running', null, '2026-11-01T00:00:02.000Z', '2026-11-01T00:00:02.000Z');
+    });
+    const store = await openStore(file);
+    try {
+      expect((await store.listRuns({ status: 'completed' })).map((run) => run.runId)).toEqual(['old-a']);
+      expect((await store.listRuns({ sessionId: 's1' })).map((run) => run.runId)).toEqual(['old-a']);
+      expect((await store.listRuns()).map((run) => run.runId)).toEqual(['old-b', 'old-a']);
+    } finally {
+      await store.close();
+    }
+    raw(file, (db) => {
+      expect(db.prepare('SELECT version FROM bridle_schema_version ORDER BY version').all()).toEqual([
+        { version: 1 },
+        { version: 2 },
+      ]);
+      const indexes = db
+        .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'bridle_runs' ORDER BY name")
+        .all() as { name: string; sql: string | null }[];
+      expect(indexes.filter((index) => index.sql !== null).map((index) => index.sql)).toEqual([
+        'CREATE INDEX bridle_runs_by_session ON bridle_runs (session_id)',
+        'CREATE INDEX bridle_runs_by_status ON bridle_runs (status)',
+        'CREATE INDEX bridle_runs_by_time ON bridle_runs (updated_at DESC, run_id DESC)',
+      ]);
     });
   });
 
