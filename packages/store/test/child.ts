@@ -15,12 +15,12 @@ export interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; lines: string[]; stderr: string }>;
 }
 
-/** Starts `test/fixtures/<fixture>` with `args`; `uid`/`gid` run it as another user (needs root). */
-export function startChild(fixture: string, args: string[], ids: { uid?: number; gid?: number } = {}): Child {
+/** Starts `test/fixtures/<fixture>` with `args`. */
+export function startChild(fixture: string, args: string[]): Child {
   const child = spawn(
     process.execPath,
     ['--conditions=@bridle/source', '--import', 'tsx', join('test', 'fixtures', fixture), ...args],
-    { cwd: PACKAGE, stdio: ['pipe', 'pipe', 'pipe'], ...ids },
+    { cwd: PACKAGE, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   const lines: string[] = [];
   let stderr = '';
