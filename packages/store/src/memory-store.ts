@@ -28,15 +28,20 @@ interface MemoryRun {
  * A store in this process's memory (`memory:`): for tests and throwaway runs. It keeps events and sessions
  * as JSON text, so it behaves like the database stores (later changes to an appended object do not reach
  * it, and what is read back is a fresh copy). Each `openStore('memory:')` is a new, empty store.
+ * It holds at most `maxRuns` journals: a new run beyond that evicts the least recently updated run that
+ * is not `running` (a long-lived server on `memory:` does not grow without end). Running runs are never
+ * evicted, so the count passes `maxRuns` only while that many runs are running at once.
  */
 export class MemoryStore implements Store {
   readonly #limits: StoreLimits;
+  readonly #maxRuns: number;
   readonly #runs = new Map<string, MemoryRun>();
   readonly #sessions = new Map<string, PreparedSession>();
   #closed = false;
 
-  constructor(limits: StoreLimits) {
+  constructor(limits: StoreLimits, maxRuns: number) {
     this.#limits = limits;
+    this.#maxRuns = maxRuns;
   }
 
   async appendEvents(runId: string, events: RunEvent[]): Promise<void> {
@@ -52,7 +57,20 @@ export class MemoryStore implements Store {
       target.bySequence.set(event.sequence, event.json);
     }
     target.row = plan.row;
-    this.#runs.set(runId, target);
+    if (run === undefined) {
+      this.#runs.set(runId, target);
+      if (this.#runs.size > this.#maxRuns) this.#evictOne();
+    }
+  }
+
+  /** Forgets the least recently updated run that is not running, if there is one. */
+  #evictOne(): void {
+    let oldest: RunRow | undefined;
+    for (const { row } of this.#runs.values()) {
+      if (row.status === 'running') continue;
+      if (oldest === undefined || newestFirst<RunRow>((item) => item.runId)(row, oldest) > 0) oldest = row;
+    }
+    if (oldest !== undefined) this.#runs.delete(oldest.runId);
   }
 
   async readRun(runId: string): Promise<StoredRun | undefined> {

@@ -29,6 +29,11 @@ export interface OpenStoreOptions {
   connectTimeoutMs?: number;
   /** Postgres: most pooled connections (default 10). */
   poolSize?: number;
+  /**
+   * `memory:`: most run journals kept (default 1000); beyond it the least recently updated run that is not
+   * running is forgotten.
+   */
+  maxRuns?: number;
   /** Longest JSON text of one event, in characters (default 8 Mi). */
   maxEventChars?: number;
   /** Longest JSON text of one session, in characters (default 64 Mi). */
@@ -61,7 +66,9 @@ export async function openStore(url: string = DEFAULT_STORE_URL, options: OpenSt
       where: 'openStore',
     }),
   };
-  if (location.kind === 'memory') return new MemoryStore(limits);
+  if (location.kind === 'memory') {
+    return new MemoryStore(limits, integerOption('maxRuns', options.maxRuns, 1000, { min: 1, where: 'openStore' }));
+  }
   const synchronous = options.synchronous ?? location.synchronous ?? 'normal';
   if (synchronous !== 'full' && synchronous !== 'normal') {
     throw new ConfigError(`openStore: synchronous must be 'full' or 'normal', got ${describeValue(synchronous)}`);

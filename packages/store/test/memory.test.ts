@@ -18,4 +18,36 @@ describe('memory:', () => {
     expect(await second.readRun('r1')).toBeUndefined();
     expect(first).toBeInstanceOf(MemoryStore);
   });
+
+  it('keeps at most maxRuns journals, forgetting the least recently updated run that is not running', async () => {
+    const store = await openStore('memory:', { maxRuns: 2 });
+    const minute = (index: number) => Date.UTC(2025, 0, 1) + index * 60_000;
+    const [a, b, c, d] = [
+      eventsOf('a', minute(0)),
+      eventsOf('b', minute(1)),
+      eventsOf('c', minute(2)),
+      eventsOf('d', minute(3)),
+    ];
+    await store.appendEvents('a', [a.start(0)]);
+    await store.appendEvents('b', [b.start(0), b.end(1)]);
+    await store.appendEvents('c', [c.start(0), c.end(1, 'awaiting_approval')]);
+    // Over the bound: 'a' is the oldest but still running, so 'b' (ended) goes.
+    expect((await store.listRuns()).map((run) => run.runId)).toEqual(['c', 'a']);
+    expect(await store.readRun('b')).toBeUndefined();
+    await store.appendEvents('a', [a.end(1)]);
+    await store.appendEvents('d', [d.start(0)]);
+    // 'a' ended at its second 1, before 'c' did: it is the least recently updated now.
+    expect((await store.listRuns()).map((run) => run.runId)).toEqual(['d', 'c']);
+  });
+
+  it('lets running runs pass maxRuns rather than forget one', async () => {
+    const store = await openStore('memory:', { maxRuns: 1 });
+    await store.appendEvents('r1', [eventsOf('r1').start(0)]);
+    await store.appendEvents('r2', [eventsOf('r2').start(1)]);
+    expect(await store.listRuns()).toHaveLength(2);
+  });
+
+  it('a maxRuns that is not a positive integer is a ConfigError', async () => {
+    await expect(openStore('memory:', { maxRuns: 0 })).rejects.toThrow(/maxRuns/);
+  });
 });
