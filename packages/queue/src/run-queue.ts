@@ -15,7 +15,12 @@ export interface RunQueueOptions {
   prefix?: string;
   /** Largest job (the JSON of its data) accepted by `enqueue`, in bytes; default 1 MiB. */
   maxPayloadBytes?: number;
-  /** Tries of a job whose worker threw (a journal write failed, Redis went away); default 3. Refusals are never retried. */
+  /**
+   * Tries of a job; default 3. A job is tried again when its run ended with a retryable model error (a
+   * provider failure: workers make one call per step per try, so each model call of a run is made at most
+   * `attempts` times, as `bridle batch --retries N` gives `attempts: 1 + N`) or its worker threw (a journal
+   * write failed). Each try resumes the run from the journal. Refusals are never retried.
+   */
   attempts?: number;
   /** The first wait before a retry, in ms, doubling each time; default 1000. */
   backoffMs?: number;
@@ -36,7 +41,7 @@ export interface QueuedJob {
   result?: QueuedRunResult;
   /** Set when `failed`: why (the refusal, the last error, or a worker that kept dying). */
   failedReason?: string;
-  /** Tries that ended in an error. */
+  /** Tries that ended (completed, or failed and retried or not); a job handed back by a draining worker does not count. */
   attemptsMade: number;
   /** Epoch ms: enqueued, first taken by a worker, finished. */
   enqueuedAt?: number;

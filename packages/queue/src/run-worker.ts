@@ -1,16 +1,20 @@
 import { type RunAgentOptions, resumeRun, runAgent } from '@bridle/core';
-import { ConfigError, type Message, type Store } from '@bridle/protocol';
+import { ConfigError, type Message, type RunEvent, type Store } from '@bridle/protocol';
 import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import { positiveOption } from './check-options';
 import { fencedStore } from './fenced-store';
 import { type RunJobData, readJobData } from './job-spec';
+import { finalModelError, ModelErrorRetry } from './model-error-retry';
 import { checkRateLimit, ModelGate, type RateLimit } from './model-rate-limiter';
 import { checkPrefix, DEFAULT_QUEUE_PREFIX, QUEUE_NAME, queueKeys } from './names';
 import { checkRedisReachable, checkRedisUrl, openRedis, redactRedisUrl } from './redis-connection';
 import { eventPublisher } from './run-event-stream';
 import { type QueuedRunResult, toQueuedResult } from './run-result';
 
-/** What a worker runs a job with: the `runAgent` options it chose (model, tools, system, limits, hooks). */
+/**
+ * What a worker runs a job with: the `runAgent` options it chose (model, tools, system, limits, hooks). Its
+ * `retry.maxRetries` is replaced by 0: a failed model call is retried as a new attempt of the job.
+ */
 export type WorkerAgent = Omit<RunAgentOptions, 'prompt' | 'messages' | 'signal' | 'store' | 'runId'>;
 
 /** A job as the worker's `agent` callback sees it. */
@@ -164,24 +168,38 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     const publisher = eventPublisher(redis, keys.events(data.runId), noteError);
     const own = agent.onEvent;
     const observers = own === undefined ? [] : Array.isArray(own) ? own : [own];
+    const attempts = job.opts.attempts ?? 1;
+    const retry = new ModelErrorRetry(data.runId, job.attemptsMade + 1 < attempts);
     const run = {
       ...agent,
       model: gate.wrap(agent.model),
+      // The job's attempts are the item's whole retry budget: one call per step per attempt.
+      retry: { ...agent.retry, maxRetries: 0 },
       ...(data.system === undefined ? {} : { system: data.system }),
       ...(data.maxSteps === undefined ? {} : { maxSteps: data.maxSteps }),
       ...(data.maxToolCalls === undefined ? {} : { maxToolCalls: data.maxToolCalls }),
       ...(data.timeoutMs === undefined ? {} : { timeoutMs: data.timeoutMs }),
       ...(data.stream === undefined ? {} : { stream: data.stream }),
-      store: fence.store,
+      store: retry.journal(fence.store),
       runId: data.runId,
       signal: controller.signal,
-      onEvent: [...observers, publisher.publish],
+      onEvent: [
+        retry.observe,
+        ...observers,
+        (event: RunEvent) => {
+          if (!retry.holds(event)) publisher.publish(event);
+        },
+      ],
     } as RunAgentOptions;
     try {
       const journaled = await store.readRun(data.runId);
       const result = journaled
         ? await resumeRun(run)
         : await runAgent({ ...run, ...(await input(store, data)) } as RunAgentOptions);
+      // BullMQ tries the job again after its backoff; the next attempt resumes the run from the journal.
+      if (retry.reason !== undefined) throw new Error(retry.reason);
+      if (result.status === 'model_error' && result.error !== undefined)
+        result.error = finalModelError(result.error, job.attemptsMade + 1);
       if (data.sessionId !== undefined && result.status !== 'aborted') {
         const now = new Date().toISOString();
         const session = await store.getSession(data.sessionId);
@@ -227,8 +245,14 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     else log({ level: 'warn', message: `queue: ${messageOf(error)}` });
   });
   worker.on('failed', (job, error) => {
-    if (job && job.finishedOn !== undefined)
+    if (!job) return;
+    if (job.finishedOn !== undefined)
       log({ level: 'warn', message: `job ${job.id} failed after ${job.attemptsMade} attempt(s): ${error.message}` });
+    else
+      log({
+        level: 'info',
+        message: `job ${job.id}: attempt ${job.attemptsMade} of ${job.opts.attempts ?? 1} failed (${error.message}); it will be retried`,
+      });
   });
   void worker.run().catch(noteError);
   await worker.waitUntilReady();
