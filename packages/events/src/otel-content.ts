@@ -1,3 +1,4 @@
+import type { FinishReason } from '@bridle/protocol';
 import { toJsonLine } from './to-json-line';
 
 /**
@@ -32,8 +33,22 @@ export function userMessages(text: string, max: number): string {
 }
 
 /** The GenAI semconv `gen_ai.output.messages` value for one assistant text, as JSON. */
-export function assistantMessages(text: string, finishReason: 'stop' | 'tool_call', max: number): string {
+export function assistantMessages(text: string, finishReason: OutputFinishReason, max: number): string {
   return JSON.stringify([
     { role: 'assistant', parts: [{ type: 'text', content: truncate(text, max) }], finish_reason: finishReason },
   ]);
+}
+
+/** The `finish_reason` values of the GenAI semconv output messages. */
+export type OutputFinishReason = 'stop' | 'length' | 'content_filter' | 'tool_call' | 'error';
+
+/**
+ * A model call's finish reason as the GenAI semconv output messages spell it: the provider's when it said
+ * one the convention knows (`tool_calls` is `tool_call` there), else `tool_call` when the response asked
+ * for tools and `stop` when it did not.
+ */
+export function outputFinishReason(reason: FinishReason | undefined, toolCalls: number): OutputFinishReason {
+  if (reason === 'tool_calls') return 'tool_call';
+  if (reason === 'stop' || reason === 'length' || reason === 'content_filter' || reason === 'error') return reason;
+  return toolCalls > 0 ? 'tool_call' : 'stop';
 }

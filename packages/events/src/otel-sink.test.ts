@@ -249,4 +249,51 @@ describe('otelSink content limits', () => {
     expect(spans()[1]?.attributes['gen_ai.request.model']).toBe('local-llama');
     expect(Object.keys(spans()[1]?.attributes ?? {})).not.toContain('gen_ai.provider.name');
   });
+
+  it('keeps a compatible server URL (and its credentials) out of spans: the model and server address only', () => {
+    const { spans } = run(
+      [
+        {
+          ...stamp,
+          sequence: 0,
+          type: 'run_start',
+          model: 'openai-compatible:https://user:s3cret@llm.example:8443/v1?api-key=s3cret#llama3.2',
+          sessionId: 'session-7',
+        },
+        { ...stamp, sequence: 1, type: 'model_start', step: 1, attempt: 1 },
+        {
+          ...stamp,
+          sequence: 2,
+          type: 'model_end',
+          step: 1,
+          durationMs: 1,
+          usage,
+          toolCalls: 0,
+          content: 'x',
+          finishReason: 'length',
+          model: 'openai-compatible:https://user:s3cret@llm.example:8443/v1#llama3.2-fallback',
+        },
+        end,
+      ],
+      { captureContent: true },
+    );
+    expect(spans().map((span) => span.name)).toEqual(['chat llama3.2', 'invoke_agent']);
+    const [chat, agent] = spans();
+    expect(agent?.attributes).toMatchObject({
+      'gen_ai.provider.name': 'openai-compatible',
+      'gen_ai.request.model': 'llama3.2',
+      'gen_ai.conversation.id': 'session-7',
+      'server.address': 'llm.example',
+      'server.port': 8443,
+    });
+    expect(chat?.attributes).toMatchObject({
+      'gen_ai.request.model': 'llama3.2',
+      'gen_ai.response.model': 'llama3.2-fallback',
+      'gen_ai.response.finish_reasons': ['length'],
+      'server.address': 'llm.example',
+      'server.port': 8443,
+    });
+    expect(JSON.parse(String(chat?.attributes['gen_ai.output.messages']))[0].finish_reason).toBe('length');
+    expect(JSON.stringify(spans().map((span) => span.attributes))).not.toContain('s3cret');
+  });
 });

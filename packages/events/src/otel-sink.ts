@@ -1,7 +1,15 @@
 import { ConfigError } from '@bridle/protocol';
 import { integerOption } from '@bridle/protocol/internal';
 import type { Attributes, Context, Span, SpanKind, SpanStatusCode, Tracer } from '@opentelemetry/api';
-import { assistantMessages, jsonText, systemInstructions, truncate, userMessages } from './otel-content';
+import {
+  assistantMessages,
+  jsonText,
+  outputFinishReason,
+  systemInstructions,
+  truncate,
+  userMessages,
+} from './otel-content';
+import { modelIdAttributes } from './otel-model-id';
 import { epochMsOf, spanContext, toHrTime } from './otel-span-context';
 import type { EventObserver, RunEvent, RunEventOf } from './types';
 
@@ -139,15 +147,10 @@ export function otelSink(options: OtelSinkOptions): OtelSink {
       endRun(oldest, undefined, message);
       report(new Error(message));
     }
-    const separator = event.model.indexOf(':');
-    const provider = separator > 0 ? event.model.slice(0, separator) : undefined;
-    const model = separator > 0 ? event.model.slice(separator + 1) : event.model;
-    const common: Attributes = {
-      ...(provider === undefined ? {} : { 'gen_ai.provider.name': provider }),
-      'gen_ai.request.model': model,
-      'bridle.run_id': event.runId,
-    };
+    const { model, attributes: modelAttributes } = modelIdAttributes(event.model);
+    const common: Attributes = { ...modelAttributes, 'bridle.run_id': event.runId };
     const attributes: Attributes = { 'gen_ai.operation.name': 'invoke_agent', ...common };
+    if (event.sessionId !== undefined) attributes['gen_ai.conversation.id'] = event.sessionId;
     if (captureContent && event.system !== undefined) {
       attributes['gen_ai.system_instructions'] = systemInstructions(event.system, maxChars);
     }
@@ -206,8 +209,12 @@ export function otelSink(options: OtelSinkOptions): OtelSink {
           'gen_ai.usage.output_tokens': event.usage.outputTokens,
           'bridle.tool_calls': event.toolCalls,
         });
+        if (event.finishReason !== undefined)
+          open.span.setAttribute('gen_ai.response.finish_reasons', [event.finishReason]);
+        if (event.model !== undefined)
+          open.span.setAttribute('gen_ai.response.model', modelIdAttributes(event.model).model);
         if (captureContent) {
-          const finishReason = event.toolCalls > 0 ? 'tool_call' : 'stop';
+          const finishReason = outputFinishReason(event.finishReason, event.toolCalls);
           open.span.setAttribute('gen_ai.output.messages', assistantMessages(event.content, finishReason, maxChars));
         }
         endChild(run, open, open.startMs + event.durationMs);

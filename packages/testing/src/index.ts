@@ -1,6 +1,13 @@
 export { expectValidTranscript } from './expect-valid-transcript';
 export { type FakeAnthropicServerOptions, fakeAnthropicServer } from './fake-anthropic-server';
 export { type FakeOpenAIServerOptions, fakeOpenAIServer } from './fake-openai-server';
+export {
+  type FakeOtlpCollector,
+  type FakeOtlpCollectorOptions,
+  type FakeOtlpRequest,
+  type FakeOtlpSpan,
+  fakeOtlpCollector,
+} from './fake-otlp-collector';
 export { type FakeCacheUsage, FakePromptCache } from './fake-prompt-cache';
 export type {
   FakeCut,
