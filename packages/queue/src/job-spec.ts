@@ -74,6 +74,11 @@ export function checkId(field: string, value: unknown): string {
  * size and `maxPayloadBytes` when its JSON is larger (nothing is enqueued then).
  */
 export function toJobData(spec: RunJobSpec, maxPayloadBytes: number): RunJobData {
+  return toSizedJobData(spec, maxPayloadBytes).data;
+}
+
+/** {@link toJobData}, with the size of the data's JSON in bytes. */
+export function toSizedJobData(spec: RunJobSpec, maxPayloadBytes: number): { data: RunJobData; bytes: number } {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) fail('the job', 'an object', spec);
   for (const key of Object.keys(spec)) if (!KEYS.has(key)) fail(`"${key}"`, `one of ${[...KEYS].join(', ')}`, key);
   const hasPrompt = spec.prompt !== undefined;
@@ -95,7 +100,7 @@ export function toJobData(spec: RunJobSpec, maxPayloadBytes: number): RunJobData
     throw new ConfigError(
       `Run job for run ${runId} is ${bytes} bytes, over the queue's limit of ${maxPayloadBytes} bytes (maxPayloadBytes): shorten the prompt or transcript, or raise maxPayloadBytes on the producer.`,
     );
-  return data;
+  return { data, bytes };
 }
 
 /** Reads a job's data on the worker side; throws an `Error` naming what is wrong (a job from another release). */

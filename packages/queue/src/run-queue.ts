@@ -1,5 +1,6 @@
 import type { RunEvent } from '@bridle/protocol';
 import { Queue, QueueEvents } from 'bullmq';
+import { bulkEnqueue } from './bulk-enqueue';
 import { positiveOption } from './check-options';
 import { DEFAULT_MAX_PAYLOAD_BYTES, type RunJobSpec, toJobData } from './job-spec';
 import { checkPrefix, DEFAULT_QUEUE_PREFIX, QUEUE_NAME, queueKeys } from './names';
@@ -58,6 +59,13 @@ export interface RunQueue {
    * spec or a payload over `maxPayloadBytes`, before anything reaches Redis.
    */
   enqueue(spec: RunJobSpec): Promise<{ jobId: string; runId: string }>;
+  /**
+   * Enqueues many runs in few round trips (BullMQ's `addBulk`, up to 1000 jobs or 8 MiB per round trip), with
+   * the rules of `enqueue`: run ids the queue still knows add nothing. Every spec is checked first: one that
+   * `enqueue` would refuse rejects the call (a `ConfigError` naming its index) before anything reaches Redis.
+   * Resolves with each spec's ids, in order.
+   */
+  enqueueMany(specs: readonly RunJobSpec[]): Promise<{ jobId: string; runId: string }[]>;
   /** The job's state (and result once settled). */
   job(jobId: string): Promise<QueuedJob>;
   /** Resolves once the job is `completed` or `failed` (or `missing`), polling every `pollMs` (default 100). */
@@ -148,6 +156,7 @@ export async function openRunQueue(options: RunQueueOptions): Promise<RunQueue> 
       await queue.add('run', data, { jobId: data.runId });
       return { jobId: data.runId, runId: data.runId };
     },
+    enqueueMany: (specs) => bulkEnqueue(queue, specs, maxPayloadBytes),
     job,
     async settled(jobId, { signal, pollMs = 100 } = {}) {
       for (;;) {
