@@ -62,7 +62,10 @@ function lastEnd(events: readonly RunEvent[]) {
   return undefined;
 }
 
-/** The row of a run, from its summary and (when read) its journal. */
+/**
+ * The row of a run, from its summary (a store keeps the totals of its `run_end` events) or, when given,
+ * its journal.
+ */
 export function runRow(summary: RunSummary, run?: StoredRun): RunRow {
   const row: RunRow = {
     runId: summary.runId,
@@ -71,6 +74,10 @@ export function runRow(summary: RunSummary, run?: StoredRun): RunRow {
     ...(summary.sessionId === undefined ? {} : { sessionId: summary.sessionId }),
     createdAt: summary.createdAt,
     updatedAt: summary.updatedAt,
+    ...(summary.steps === undefined ? {} : { steps: summary.steps }),
+    ...(summary.toolCalls === undefined ? {} : { toolCalls: summary.toolCalls }),
+    ...(summary.usage === undefined ? {} : { usage: summary.usage }),
+    ...(summary.durationMs === undefined ? {} : { durationMs: summary.durationMs }),
   };
   if (!run) return row;
   const events = ownEvents(run);

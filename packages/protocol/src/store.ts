@@ -1,6 +1,6 @@
 import type { RunEvent } from './run-event';
 import type { RunState } from './run-state';
-import type { Message } from './types';
+import type { Message, Usage } from './types';
 
 /** A run as a store holds it: its journal and what is derived from it. */
 export interface StoredRun {
@@ -27,6 +27,14 @@ export interface RunSummary {
   sessionId?: string;
   createdAt: string;
   updatedAt: string;
+  /** Steps of the run, from its last `run_end` (absent until a segment ended). */
+  steps?: number;
+  /** Tool calls of the run, from its last `run_end`. */
+  toolCalls?: number;
+  /** Tokens (and cost, when priced) summed over the run, from its last `run_end`. */
+  usage?: Usage;
+  /** Milliseconds the run has run: the `durationMs` of its segments' `run_end` events, summed. */
+  durationMs?: number;
 }
 
 /** A conversation kept between runs (the server's and `bridle chat`'s sessions). */

@@ -4,7 +4,8 @@ import { StoreError } from './store-error';
 
 /**
  * A run's row in the runs table: what `listRuns` reads (a {@link RunSummary}: `status` derived like
- * `readRun(...).status`, the model and first `sessionId` of its `run_start`), kept up to date with every append.
+ * `readRun(...).status`, the model and first `sessionId` of its `run_start`, the totals of its `run_end`
+ * events), kept up to date with every append.
  */
 export interface RunRow extends RunSummary {
   lastSequence: number;
@@ -68,6 +69,11 @@ export function applyEvents(runId: string, current: RunRow | undefined, events: 
       if (row.sessionId === undefined && event.sessionId !== undefined) row.sessionId = event.sessionId;
     } else if (event.type === 'run_end' && event.status !== undefined) {
       row.status = event.status;
+      const { steps, toolCalls, usage, durationMs } = event.totals ?? {};
+      if (steps !== undefined) row.steps = steps;
+      if (toolCalls !== undefined) row.toolCalls = toolCalls;
+      if (usage !== undefined) row.usage = usage;
+      if (durationMs !== undefined) row.durationMs = (row.durationMs ?? 0) + durationMs;
     }
     if (event.time > row.updatedAt) row.updatedAt = event.time;
     row.lastSequence = event.sequence;

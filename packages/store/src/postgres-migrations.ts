@@ -39,4 +39,9 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX bridle_sessions_by_time ON {schema}.bridle_sessions (updated_at DESC, id DESC)',
     ],
   },
+  {
+    version: 2,
+    description: 'run totals (steps, tool calls, usage, duration) for listRuns',
+    statements: ['ALTER TABLE {schema}.bridle_runs ADD COLUMN totals text'],
+  },
 ];

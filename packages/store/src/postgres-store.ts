@@ -28,6 +28,7 @@ import {
   type SessionRecord,
   toRunRow,
   toSessionSummary,
+  totalsColumn,
 } from './run-record';
 import { toRunSummary } from './summaries';
 
@@ -189,21 +190,19 @@ class PostgresStore implements Store {
     }
     const plan = planAppend(runId, events, current, existing);
     if (plan.row === undefined) return;
-    await client.query(this.#sql.insertEvents, [
+    const row = plan.row;
+    await client.query(this.#sql.insertEventsAndUpdateRun, [
       runId,
       plan.insert.map((event) => event.sequence),
       plan.insert.map((event) => event.type),
       plan.insert.map((event) => event.json),
-    ]);
-    const row = plan.row;
-    await client.query(this.#sql.updateRun, [
-      runId,
       row.status,
       row.model ?? null,
       row.sessionId ?? null,
       row.createdAt,
       row.updatedAt,
       row.lastSequence,
+      totalsColumn(row),
     ]);
   }
 
@@ -309,12 +308,12 @@ function statements(schema: string) {
       `ON CONFLICT (run_id) DO UPDATE SET run_id = excluded.run_id ` +
       `RETURNING ${RUN_COLUMNS}`,
     getEvents: `SELECT sequence, data AS json FROM ${events} WHERE run_id = $1 AND sequence >= $2 AND sequence <= $3`,
-    insertEvents:
-      `INSERT INTO ${events} (run_id, sequence, type, data) ` +
-      'SELECT $1, sequence, type, data FROM unnest($2::integer[], $3::text[], $4::text[]) AS batch (sequence, type, data)',
-    updateRun:
-      `UPDATE ${runs} SET status = $2, model = $3, session_id = $4, created_at = $5, updated_at = $6, last_sequence = $7 ` +
-      'WHERE run_id = $1',
+    // One round trip: the events' INSERT runs as a data-modifying CTE beside the row's UPDATE.
+    insertEventsAndUpdateRun:
+      `WITH inserted AS (INSERT INTO ${events} (run_id, sequence, type, data) ` +
+      'SELECT $1, sequence, type, data FROM unnest($2::integer[], $3::text[], $4::text[]) AS batch (sequence, type, data)) ' +
+      `UPDATE ${runs} SET status = $5, model = $6, session_id = $7, created_at = $8, updated_at = $9, ` +
+      'last_sequence = $10, totals = $11 WHERE run_id = $1',
     readJournal: `SELECT sequence, data AS json FROM ${events} WHERE run_id = $1 ORDER BY sequence`,
     getSession: `SELECT data FROM ${sessions} WHERE id = $1`,
     saveSession:

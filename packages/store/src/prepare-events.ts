@@ -1,4 +1,4 @@
-import { describeValue } from '@bridle/protocol';
+import { describeValue, type Usage } from '@bridle/protocol';
 import { checkId, checkTime } from './check-id';
 import { MAX_SEQUENCE, type StoreLimits } from './limits';
 import { StoreError } from './store-error';
@@ -16,6 +16,31 @@ export interface PreparedEvent {
   sessionId?: string;
   /** `run_end`: the status. */
   status?: string;
+  /** `run_end`: its totals, where the event carries them as numbers (a usage object as it is). */
+  totals?: RunTotals;
+}
+
+/** What a `run_end` tells of the run as a whole (the summary fields of `listRuns`). */
+export interface RunTotals {
+  steps?: number;
+  toolCalls?: number;
+  usage?: Usage;
+  durationMs?: number;
+}
+
+const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+
+function totalsOf(event: { [key: string]: unknown }): RunTotals {
+  const totals: RunTotals = {};
+  const steps = number(event.steps);
+  const toolCalls = number(event.toolCalls);
+  const durationMs = number(event.durationMs);
+  if (steps !== undefined) totals.steps = steps;
+  if (toolCalls !== undefined) totals.toolCalls = toolCalls;
+  if (durationMs !== undefined) totals.durationMs = durationMs;
+  const usage = event.usage as Usage | undefined;
+  if (typeof usage === 'object' && usage !== null && !Array.isArray(usage)) totals.usage = usage;
+  return totals;
 }
 
 function invalid(runId: string, index: number, why: string): StoreError {
@@ -105,6 +130,7 @@ export function prepareEvents(runId: string, events: unknown, limits: StoreLimit
         throw invalid(runId, index, `(run_end) needs a non-empty string status, got ${describeValue(status)}`);
       }
       entry.status = status;
+      entry.totals = totalsOf(event);
     }
     prepared.push(entry);
   }

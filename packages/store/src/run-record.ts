@@ -1,5 +1,6 @@
 import type { SessionSummary } from '@bridle/protocol';
 import type { RunRow } from './plan-append';
+import type { RunTotals } from './prepare-events';
 
 /** A row of the `bridle_runs` table as both SQL stores read it. */
 export interface RunRecord {
@@ -10,6 +11,8 @@ export interface RunRecord {
   created_at: string;
   updated_at: string;
   last_sequence: number;
+  /** JSON of the run's {@link RunTotals} (null until a `run_end`). */
+  totals: string | null;
 }
 
 /** A row of the `bridle_sessions` table without its data, as both SQL stores list it. */
@@ -21,7 +24,7 @@ export interface SessionRecord {
 }
 
 /** The columns of {@link RunRecord}, for SELECT lists. */
-export const RUN_COLUMNS = 'run_id, status, model, session_id, created_at, updated_at, last_sequence';
+export const RUN_COLUMNS = 'run_id, status, model, session_id, created_at, updated_at, last_sequence, totals';
 
 /** The columns of {@link SessionRecord}, for SELECT lists. */
 export const SESSION_COLUMNS = 'id, message_count, created_at, updated_at';
@@ -36,7 +39,27 @@ export function toRunRow(record: RunRecord): RunRow {
     createdAt: record.created_at,
     updatedAt: record.updated_at,
     lastSequence: record.last_sequence,
+    ...(record.totals !== null && (JSON.parse(record.totals) as RunTotals)),
   };
+}
+
+/** The totals of a row as the `totals` column holds them (null when the run has not ended a segment). */
+export function totalsColumn(row: RunRow): string | null {
+  if (
+    row.steps === undefined &&
+    row.toolCalls === undefined &&
+    row.usage === undefined &&
+    row.durationMs === undefined
+  ) {
+    return null;
+  }
+  const totals: RunTotals = {
+    ...(row.steps !== undefined && { steps: row.steps }),
+    ...(row.toolCalls !== undefined && { toolCalls: row.toolCalls }),
+    ...(row.usage !== undefined && { usage: row.usage }),
+    ...(row.durationMs !== undefined && { durationMs: row.durationMs }),
+  };
+  return JSON.stringify(totals);
 }
 
 /** A sessions-table record as `listSessions` returns it. */

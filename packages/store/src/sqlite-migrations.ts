@@ -37,8 +37,10 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    description: 'status and session indexes without updated_at, so an append rewrites one runs index, not three',
+    description:
+      'status and session indexes without updated_at, so an append rewrites one runs index, not three; run totals',
     statements: [
+      'ALTER TABLE bridle_runs ADD COLUMN totals TEXT',
       'DROP INDEX bridle_runs_by_status',
       'DROP INDEX bridle_runs_by_session',
       'CREATE INDEX bridle_runs_by_status ON bridle_runs (status)',

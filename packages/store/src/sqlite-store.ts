@@ -28,6 +28,7 @@ import {
   type SessionRecord,
   toRunRow,
   toSessionSummary,
+  totalsColumn,
 } from './run-record';
 import { sqliteOpenError, sqliteOperationError } from './sqlite-faults';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations';
@@ -175,6 +176,7 @@ class SqliteStore implements Store {
       row.createdAt,
       row.updatedAt,
       row.lastSequence,
+      totalsColumn(row),
     );
   }
 
@@ -289,10 +291,10 @@ function prepareStatements(db: Database) {
     ),
     insertEvent: db.prepare('INSERT INTO bridle_run_events (run_id, sequence, type, data) VALUES (?, ?, ?, ?)'),
     upsertRun: db.prepare(
-      'INSERT INTO bridle_runs (run_id, status, model, session_id, created_at, updated_at, last_sequence) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, ' +
+      'INSERT INTO bridle_runs (run_id, status, model, session_id, created_at, updated_at, last_sequence, totals) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, ' +
         'model = excluded.model, session_id = excluded.session_id, updated_at = excluded.updated_at, ' +
-        'last_sequence = excluded.last_sequence',
+        'last_sequence = excluded.last_sequence, totals = excluded.totals',
     ),
     advanceRun: db.prepare('UPDATE bridle_runs SET updated_at = ?, last_sequence = ? WHERE run_id = ?'),
     readJournal: db.prepare('SELECT sequence, data AS json FROM bridle_run_events WHERE run_id = ? ORDER BY sequence'),

@@ -10,5 +10,9 @@ export function toRunSummary(row: RunRow): RunSummary {
     ...(row.sessionId !== undefined && { sessionId: row.sessionId }),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    ...(row.steps !== undefined && { steps: row.steps }),
+    ...(row.toolCalls !== undefined && { toolCalls: row.toolCalls }),
+    ...(row.usage !== undefined && { usage: { ...row.usage } }),
+    ...(row.durationMs !== undefined && { durationMs: row.durationMs }),
   };
 }

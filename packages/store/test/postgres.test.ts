@@ -78,7 +78,7 @@ suite('postgres: opening', () => {
     const fromOption = newSchema();
     stores.push(await openStore(url.href, { schema: fromOption }));
     expect(await admin(`SELECT MAX(version) AS version FROM "${fromOption}".bridle_schema_version`)).toEqual([
-      { version: 1 },
+      { version: 2 },
     ]);
 
     const error = await configError(openStore(POSTGRES_URL, { schema: 'bad"; DROP TABLE x; --' }));
@@ -114,7 +114,10 @@ suite('postgres: opening', () => {
     const schema = newSchema();
     const opened = await Promise.all(Array.from({ length: 8 }, () => openStore(POSTGRES_URL, { schema, poolSize: 2 })));
     stores.push(...opened);
-    expect(await admin(`SELECT version FROM "${schema}".bridle_schema_version`)).toEqual([{ version: 1 }]);
+    expect(await admin(`SELECT version FROM "${schema}".bridle_schema_version`)).toEqual([
+      { version: 1 },
+      { version: 2 },
+    ]);
     await Promise.all(opened.map((store, index) => store.appendEvents(`r${index}`, [eventsOf(`r${index}`).start(0)])));
     expect(await opened[0]?.listRuns()).toHaveLength(8);
   });
@@ -126,7 +129,7 @@ suite('postgres: opening', () => {
     const schema = schemaFor(store);
     await admin(`INSERT INTO "${schema}".bridle_schema_version VALUES (9, '2030-01-01T00:00:00.000Z')`);
     const error = await configError(reopenSchema(store));
-    expect(error.message).toContain('has schema version 9, newer than version 1');
+    expect(error.message).toContain('has schema version 9, newer than version 2');
     expect(error.message).toContain(`(schema ${schema})`);
     expect(await admin(`SELECT COUNT(*)::int AS n FROM "${schema}".bridle_run_events`)).toEqual([{ n: 1 }]);
   });

@@ -126,6 +126,10 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
             sessionId: 's1',
             createdAt: timeAt(0),
             updatedAt: timeAt(5),
+            steps: 1,
+            toolCalls: 1,
+            usage: { inputTokens: 10, outputTokens: 5 },
+            durationMs: 3,
           },
         ]);
       });
@@ -161,6 +165,36 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
         await store.appendEvents('r1', [e.modelStart(2)]);
         expect((await store.readRun('r1'))?.status).toBe('aborted');
         expect((await store.listRuns())[0]?.status).toBe('aborted');
+      });
+
+      it("lists a run's totals from its run_end events: the last segment's counts, durations summed", async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        await store.appendEvents('r1', [e.start(0), ...stepEvents('r1', 1, 1)]);
+        expect((await store.listRuns())[0]).not.toHaveProperty('steps');
+        await store.appendEvents('r1', [e.end(5, 'awaiting_approval')]);
+        await store.appendEvents('r1', [
+          e.start(6, { resumed: true }),
+          {
+            ...e.end(7),
+            steps: 2,
+            toolCalls: 3,
+            usage: { inputTokens: 30, outputTokens: 9, costUsd: 0.25 },
+            durationMs: 4,
+          } as RunEvent,
+        ]);
+        const [listed] = await store.listRuns();
+        expect(listed).toEqual({
+          runId: 'r1',
+          status: 'completed',
+          model: 'test:model',
+          createdAt: timeAt(0),
+          updatedAt: timeAt(7),
+          steps: 2,
+          toolCalls: 3,
+          usage: { inputTokens: 30, outputTokens: 9, costUsd: 0.25 },
+          durationMs: 7,
+        });
       });
 
       it('a journal without run_start is running, without model or session', async () => {

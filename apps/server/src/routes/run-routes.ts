@@ -51,8 +51,14 @@ export function registerRunRoutes(app: FastifyInstance, context: ServerContext, 
         ...(sessionId === undefined ? {} : { sessionId }),
         ...(before === undefined ? {} : { before: new Date(before).toISOString() }),
       });
+      // The summary carries the run_end totals; only a run that ended before its store kept totals (a
+      // journal written by an earlier @bridle/store) is read in full.
       const runs = await Promise.all(
-        summaries.map(async (summary) => runRow(summary, await context.store.readRun(summary.runId))),
+        summaries.map(async (summary) =>
+          summary.status === 'running' || summary.steps !== undefined
+            ? runRow(summary)
+            : runRow(summary, await context.store.readRun(summary.runId)),
+        ),
       );
       return { runs };
     },
