@@ -18,7 +18,7 @@ import { closedError } from './closed-error';
 import { decodeRun, type JournalRow } from './decode-run';
 import type { StoreLimits } from './limits';
 import { pendingMigrations, SCHEMA_VERSION_TABLE } from './migrations';
-import { planAppend, type RunRow } from './plan-append';
+import { planAppend } from './plan-append';
 import { type PreparedEvent, prepareEvents } from './prepare-events';
 import { decodeSession, prepareSession } from './prepare-session';
 import {
@@ -162,7 +162,7 @@ class SqliteStore implements Store {
     if (plan.row === undefined) return;
     for (const event of plan.insert) insertEvent.run(runId, event.sequence, event.type, event.json);
     const row = plan.row;
-    if (current !== undefined && sameExceptProgress(current, row)) {
+    if (current !== undefined && !plan.insert.some(startsOrEnds)) {
       // The common append (no run_start or run_end): only the time and the last sequence move, so SQLite
       // rewrites the row and the by-time index and leaves the status and session indexes untouched.
       advanceRun.run(row.updatedAt, row.lastSequence, runId);
@@ -278,9 +278,9 @@ class SqliteStore implements Store {
   }
 }
 
-/** Whether an append changed nothing of the run's row but its time and last sequence. */
-function sameExceptProgress(before: RunRow, after: RunRow): boolean {
-  return before.status === after.status && before.model === after.model && before.sessionId === after.sessionId;
+/** Whether an event opens or closes a segment (only those change a run's row beyond its time and sequence). */
+function startsOrEnds(event: PreparedEvent): boolean {
+  return event.type === 'run_start' || event.type === 'run_end';
 }
 
 function prepareStatements(db: Database) {

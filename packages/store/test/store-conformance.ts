@@ -173,10 +173,16 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
         await store.appendEvents('r1', [e.start(0), ...stepEvents('r1', 1, 1)]);
         expect((await store.listRuns())[0]).not.toHaveProperty('steps');
         await store.appendEvents('r1', [e.end(5, 'awaiting_approval')]);
+        // A segment that starts and pauses again in one append: the status stays, the totals move.
         await store.appendEvents('r1', [
           e.start(6, { resumed: true }),
+          { ...e.end(7, 'awaiting_approval'), steps: 2 } as RunEvent,
+        ]);
+        expect((await store.listRuns())[0]).toMatchObject({ status: 'awaiting_approval', steps: 2, durationMs: 6 });
+        await store.appendEvents('r1', [
+          e.start(8, { resumed: true }),
           {
-            ...e.end(7),
+            ...e.end(9),
             steps: 2,
             toolCalls: 3,
             usage: { inputTokens: 30, outputTokens: 9, costUsd: 0.25 },
@@ -189,11 +195,11 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
           status: 'completed',
           model: 'test:model',
           createdAt: timeAt(0),
-          updatedAt: timeAt(7),
+          updatedAt: timeAt(9),
           steps: 2,
           toolCalls: 3,
           usage: { inputTokens: 30, outputTokens: 9, costUsd: 0.25 },
-          durationMs: 7,
+          durationMs: 10,
         });
       });
 
