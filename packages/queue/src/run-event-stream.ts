@@ -39,36 +39,3 @@ export function eventPublisher(redis: Redis, key: string, onError: (error: unkno
     flushed: (): Promise<void> => tail.then(() => undefined),
   };
 }
-
-/**
- * Reads a run's events from its stream, oldest first, waiting for new ones, until the run's `run_end`
- * (or `signal`). Events whose sequence was already delivered (a segment re-emitted after a worker died)
- * are skipped, so sequences keep increasing.
- */
-export async function* readRunEvents(
-  redis: Redis,
-  key: string,
-  runId: string,
-  signal: AbortSignal | undefined,
-): AsyncGenerator<RunEvent> {
-  let lastId = '0';
-  const delivered = new Map<string, number>();
-  while (!signal?.aborted) {
-    const reply = (await redis.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', key, lastId)) as
-      | [string, [string, string[]][]][]
-      | null;
-    for (const [, entries] of reply ?? []) {
-      for (const [id, fields] of entries) {
-        lastId = id;
-        const text = fields[fields.indexOf('event') + 1];
-        if (text === undefined) continue;
-        const event = JSON.parse(text) as RunEvent;
-        const last = delivered.get(event.runId);
-        if (last !== undefined && event.sequence <= last) continue;
-        delivered.set(event.runId, event.sequence);
-        yield event;
-        if (event.type === 'run_end' && event.runId === runId) return;
-      }
-    }
-  }
-}

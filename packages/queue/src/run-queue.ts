@@ -1,11 +1,11 @@
-import type { RunEvent } from '@bridle/protocol';
+import type { RunEvent, Store } from '@bridle/protocol';
 import { Queue, QueueEvents } from 'bullmq';
 import { bulkEnqueue } from './bulk-enqueue';
 import { positiveOption } from './check-options';
+import { followRun } from './follow-run';
 import { DEFAULT_MAX_PAYLOAD_BYTES, type RunJobSpec, toJobData } from './job-spec';
 import { checkPrefix, DEFAULT_QUEUE_PREFIX, QUEUE_NAME, queueKeys } from './names';
 import { checkRedisReachable, checkRedisUrl, openRedis } from './redis-connection';
-import { readRunEvents } from './run-event-stream';
 import type { QueuedRunResult } from './run-result';
 
 /** Options of {@link openRunQueue}. */
@@ -25,6 +25,11 @@ export interface RunQueueOptions {
   attempts?: number;
   /** The first wait before a retry, in ms, doubling each time; default 1000. */
   backoffMs?: number;
+  /**
+   * The store the workers journal to: `follow()` reads a run's end there when its event stream is gone (expired
+   * 24 h after its last event, or lost with Redis's data). Not closed by `close()`.
+   */
+  store?: Store;
   /** Bound on the first connection to Redis, in ms; default 5000. */
   connectTimeoutMs?: number;
 }
@@ -70,7 +75,13 @@ export interface RunQueue {
   job(jobId: string): Promise<QueuedJob>;
   /** Resolves once the job is `completed` or `failed` (or `missing`), polling every `pollMs` (default 100). */
   settled(jobId: string, options?: { signal?: AbortSignal; pollMs?: number }): Promise<QueuedJob>;
-  /** The run's events as a worker publishes them (from its first event), until its `run_end`, or `signal`. */
+  /**
+   * The run's events as a worker publishes them (from its first event), until its `run_end`, or `signal`.
+   * Call it once the run is enqueued. When the stream has no more and the run's job is settled (completed,
+   * failed, or no longer known: a stream expires 24 h after its last event), the rest comes from `store`;
+   * without one, or when the journal has no `run_end` either, it throws a `BridleError` (code
+   * `run_stream_gone`) naming the job's state (and a failed job's reason) rather than waiting for ever.
+   */
   follow(runId: string, options?: { signal?: AbortSignal }): AsyncIterable<RunEvent>;
   /**
    * Calls `listener` with the id of every job that completes or fails from now on (BullMQ's queue events;
@@ -170,7 +181,15 @@ export async function openRunQueue(options: RunQueueOptions): Promise<RunQueue> 
       const reader = connection.duplicate();
       reader.on('error', () => {});
       followers.add(reader);
-      const events = readRunEvents(reader, keys.events(runId), runId, signal);
+      const events = followRun(reader, {
+        key: keys.events(runId),
+        runId,
+        signal,
+        store: options.store,
+        blockMs: 1000,
+        jobState: () => queue.getJobState(runId),
+        failedReason: async () => (await queue.getJob(runId))?.failedReason,
+      });
       return {
         async *[Symbol.asyncIterator]() {
           try {
