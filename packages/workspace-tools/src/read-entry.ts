@@ -45,9 +45,11 @@ export async function readEntry(
     const buffer = Buffer.allocUnsafe(Math.min(Number(stats.size), maxBytes) + 1);
     let length = 0;
     while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
+      const wanted = buffer.length - length;
+      const { bytesRead } = await handle.read(buffer, length, wanted, length);
       length += bytesRead;
+      // A regular file reads short only at its end: no second call to hear the end again.
+      if (bytesRead < wanted) break;
     }
     if (length > maxBytes) throw tooLarge(relative, length, maxBytes);
     return buffer.subarray(0, length);
