@@ -4,15 +4,17 @@
 import { builtinModules } from 'node:module';
 
 /**
- * The runnable blocks of a Markdown text, in order.
+ * The runnable blocks of a Markdown text, in order. A fence may name the services its example needs:
+ * ```ts run needs=redis (comma-separated); readme-examples.mjs skips it, with one line, when one is missing.
  * @param {string} text Markdown.
- * @returns {{ lang: 'ts' | 'js', code: string, line: number }[]} `line` is the 1-based line of the opening fence.
+ * @returns {{ lang: 'ts' | 'js', code: string, line: number, needs: string[] }[]} `line` is the 1-based line of the opening fence.
  */
 export function runnableBlocks(text) {
   const blocks = [];
-  const pattern = /^```(ts|js) run[^\n]*\n([\s\S]*?)^```\s*$/gm;
+  const pattern = /^```(ts|js) run([^\n]*)\n([\s\S]*?)^```\s*$/gm;
   for (const match of text.matchAll(pattern)) {
-    blocks.push({ lang: match[1], code: match[2], line: text.slice(0, match.index).split('\n').length });
+    const needs = /(?:^|\s)needs=([\w,-]+)/.exec(match[2])?.[1].split(',').filter(Boolean) ?? [];
+    blocks.push({ lang: match[1], code: match[3], line: text.slice(0, match.index).split('\n').length, needs });
   }
   return blocks;
 }

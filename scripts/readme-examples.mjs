@@ -3,10 +3,13 @@
 // dependencies resolve), on TypeScript sources through tsx and the `@bridle/source` export condition.
 // Usage: node scripts/readme-examples.mjs [--dist] [README paths...]   (default: the root and every package README)
 //   --dist: import the built packages (dist/, as published) instead of the TypeScript sources; build first.
+// A block opened with ```ts run needs=redis is skipped with one SKIP line when Redis does not answer at
+// BRIDLE_REDIS_URL (or BRIDLE_TEST_REDIS_URL, default redis://127.0.0.1:6379); under CI=true that fails.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runnableBlocks } from './readme-blocks.mjs';
+import { missingServices, redisUrlOf } from './readme-services.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -26,10 +29,25 @@ const readmes =
       ];
 
 let ran = 0;
+let skipped = 0;
 const failed = [];
 for (const readme of readmes) {
   const dir = path.dirname(readme);
-  for (const { lang, code, line } of runnableBlocks(fs.readFileSync(readme, 'utf8'))) {
+  for (const { lang, code, line, needs } of runnableBlocks(fs.readFileSync(readme, 'utf8'))) {
+    const where = `${path.relative(root, readme)}:${line}`;
+    const missing = await missingServices(needs, process.env);
+    if (missing.length > 0) {
+      // Like the packages' service tests: a developer machine without the service skips, CI fails.
+      if (process.env.CI === 'true') {
+        ran++;
+        failed.push(where);
+        console.log(`FAIL  ${where}: ${missing.join('; ')} (required when CI=true)`);
+      } else {
+        skipped++;
+        console.log(`SKIP  ${where}: ${missing.join('; ')}`);
+      }
+      continue;
+    }
     const file = path.join(dir, `.readme-example-${line}.${lang === 'ts' ? 'mts' : 'mjs'}`);
     fs.writeFileSync(file, code);
     const conditions = dist ? [] : ['--conditions=@bridle/source'];
@@ -37,10 +55,13 @@ for (const readme of readmes) {
       cwd: dir,
       encoding: 'utf8',
       timeout: 60_000,
-      env: { ...process.env, NO_COLOR: '1' },
+      env: {
+        ...process.env,
+        NO_COLOR: '1',
+        ...(needs.includes('redis') ? { BRIDLE_REDIS_URL: redisUrlOf(process.env) } : {}),
+      },
     });
     fs.rmSync(file, { force: true });
-    const where = `${path.relative(root, readme)}:${line}`;
     ran++;
     if (result.status === 0) console.log(`ok    ${where}`);
     else {
@@ -49,5 +70,7 @@ for (const readme of readmes) {
     }
   }
 }
-console.log(`\n${ran - failed.length} passed, ${failed.length} failed`);
+console.log(
+  `\n${ran - failed.length} passed, ${failed.length} failed${skipped > 0 ? `, ${skipped} skipped (a service is missing)` : ''}`,
+);
 process.exit(failed.length > 0 ? 1 : 0);
