@@ -1,22 +1,12 @@
 import type { AgentResult } from '@bridle/core';
 import type { EventObserver } from '@bridle/events';
-import type { RunEvent, Store } from '@bridle/protocol';
+import type { Store } from '@bridle/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { chatEventStream, wantsEventStream } from './chat-event-stream';
 import { runJournal } from './run-journal';
-import { publicEvent } from './run-views';
 import type { ServerContext } from './server-context';
 import { ServerError } from './server-error';
 import type { Session } from './session-store';
-import { openSseStream, type SseStream } from './sse-stream';
-
-/** The events an API stream carries (`run_start` and model events stay server-side: they hold the system prompt). */
-const STREAMED: ReadonlySet<RunEvent['type']> = new Set([
-  'text_delta',
-  'tool_start',
-  'tool_end',
-  'model_error',
-  'run_end',
-]);
 
 /** The JSON answer of `POST /api/chat` and `POST /api/runs/:id/approvals`. */
 export interface ChatResponse {
@@ -42,11 +32,8 @@ export type ExecuteRun = (wiring: {
   onEvent: EventObserver[];
 }) => Promise<AgentResult>;
 
-export function wantsEventStream(accept: string | undefined): boolean {
-  return accept !== undefined && /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept);
-}
-
-function busy(context: ServerContext): ServerError {
+/** The 503 of a full server. */
+export function busy(context: ServerContext): ServerError {
   return new ServerError(
     'busy',
     `The server is running its maximum of ${context.config.maxConcurrentRuns} runs: retry shortly.`,
@@ -80,23 +67,10 @@ export async function answerRun(
   };
   reply.raw.once('close', onClose);
   const streaming = wantsEventStream(request.headers.accept);
-  let sse: SseStream | undefined;
-  // The stream opens with the first event: options the run refuses still get a JSON error status.
-  const streamObserver = streaming
-    ? (event: RunEvent) => {
-        sse ??= openSseStream(reply, {
-          headers: { 'x-request-id': request.id, 'x-session-id': session.id },
-          maxBufferBytes: context.config.maxSseBufferBytes,
-          onOverflow: () => slot.abort(new Error('the client reads the event stream too slowly')),
-        });
-        if (STREAMED.has(event.type) && event.parentRunId === undefined) {
-          const shown = publicEvent(event);
-          sse.send(shown.type === 'run_end' ? { ...shown, sessionId: session.id } : shown, {
-            id: event.sequence,
-            event: event.type,
-          });
-        }
-      }
+  const events = streaming
+    ? chatEventStream(context, request, reply, session.id, () =>
+        slot.abort(new Error('the client reads the event stream too slowly')),
+      )
     : undefined;
   try {
     const result = await options.execute({
@@ -104,7 +78,7 @@ export async function answerRun(
       store: journal.store,
       signal: slot.signal,
       stream: streaming,
-      onEvent: journal.observers(streamObserver),
+      onEvent: journal.observers(events?.observe),
     });
     const paused = result.status === 'awaiting_approval';
     if (options.saveSession !== false) {
@@ -118,8 +92,8 @@ export async function answerRun(
       });
     }
     request.log.info({ runId: result.runId, status: result.status, steps: result.steps }, 'run ended');
-    if (sse) {
-      sse.end();
+    if (events?.sse) {
+      events.sse.end();
       return reply;
     }
     return {
@@ -134,10 +108,10 @@ export async function answerRun(
       ...(paused ? { pendingApprovals: result.pendingApprovals ?? [] } : {}),
     };
   } catch (error) {
-    if (!sse) throw error;
+    if (!events?.sse) throw error;
     // The status line is gone already: log, and end the stream (its run_end was sent by the run).
     request.log.error({ err: error }, 'the run failed after the event stream started');
-    (sse as SseStream).end();
+    events.sse.end();
     return reply;
   } finally {
     journal.close();

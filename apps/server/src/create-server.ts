@@ -13,6 +13,7 @@ import { hostOriginGuard } from './host-origin-guard';
 import { LiveRuns } from './live-runs';
 import { isLoopbackHost } from './loopback';
 import { openWorkspace } from './open-workspace';
+import { openQueuedRuns } from './queued-runs';
 import { redactCredentials } from './redact-credentials';
 import { registerPlugins } from './register-plugins';
 import { registerRoutes } from './register-routes';
@@ -51,6 +52,14 @@ function modelSource(options: ServerOptions, log: ModelErrorLogger): ModelSource
     if (ConfigError.isInstance(error)) return { error: redactCredentials(error.message) };
     throw error;
   }
+}
+
+/** The model id queued jobs name: the server's model's, else `modelId` / `BRIDLE_MODEL` (workers hold the keys). */
+function queuedModel(options: ServerOptions, source: ModelSource): string | undefined {
+  if (options.model) return options.model.id;
+  const given = (options.modelId ?? (options.env ?? process.env).BRIDLE_MODEL)?.trim();
+  if (given) return given;
+  return 'model' in source ? source.model.id : undefined;
 }
 
 /**
@@ -152,6 +161,8 @@ export function createServer(options: ServerOptions = {}): BridleServer {
             maxChars: config.maxMemorySessionChars,
           })
         : new StoreSessionStore(store));
+    if (config.redisUrl !== undefined)
+      context.queue = await openQueuedRuns(config, queuedModel(options, context.modelSource));
   });
   installErrorHandling(app);
   registerPlugins(app, config, packageJson.version);
@@ -182,7 +193,8 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     done(null, payload);
   });
   registerRoutes(app, context, schemas, config.apiToken ? bearerCheck(config.apiToken) : undefined);
-  if ('error' in context.modelSource) app.log.warn(`not ready: ${context.modelSource.error}`);
+  if ('error' in context.modelSource && config.redisUrl === undefined)
+    app.log.warn(`not ready: ${context.modelSource.error}`);
   if (!isLoopbackHost(config.host) && config.allowedHosts.length === 0) {
     app.log.warn(
       `listening on ${config.host}, but only loopback names are accepted in Host: set BRIDLE_ALLOWED_HOSTS to the names clients use`,
@@ -208,6 +220,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
       clearTimeout(timer);
       await drainConnections(app, closed);
       await context.sessions?.close?.();
+      await context.queue?.queue.close();
       await ownStore?.close();
     })();
     return stopping;

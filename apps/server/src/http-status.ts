@@ -30,6 +30,7 @@ const STATUS_BY_CODE: Readonly<Record<ServerErrorCode | ForeignCode, number>> = 
   invalid_transcript: 500,
   internal: 500,
   invalid_model_response: 502,
+  run_failed: 502,
 };
 
 /** A provider failed: the fault is upstream, never the HTTP client's (except when it is rate limited). */

@@ -86,4 +86,18 @@ describe('BRIDLE_STORE', () => {
       'sqlite:/tmp/x.db',
     );
   });
+
+  it('with BRIDLE_REDIS_URL refuses a memory: store, naming BRIDLE_STORE; reads the queue prefix', () => {
+    const message =
+      'BRIDLE_REDIS_URL is set, but the store is memory: (BRIDLE_STORE unset or memory:): workers in other processes run the queued runs, so runs and sessions must be in a store they share. Set BRIDLE_STORE to the store the workers use (e.g. BRIDLE_STORE=postgres://user@host:5432/bridle).';
+    expect(() => resolveServerConfig({ env: { BRIDLE_REDIS_URL: 'redis://127.0.0.1:6379' } })).toThrow(message);
+    expect(() => resolveServerConfig({ env: {}, redis: 'redis://r:6379', store: 'MEMORY:' })).toThrow(message);
+    expect(
+      resolveServerConfig({
+        env: { BRIDLE_REDIS_URL: 'redis://r:6379', BRIDLE_STORE: 'postgres://db/x', BRIDLE_QUEUE_PREFIX: 'blue' },
+      }),
+    ).toMatchObject({ redisUrl: 'redis://r:6379', storeUrl: 'postgres://db/x', queuePrefix: 'blue' });
+    expect(resolveServerConfig({ env: {} })).toMatchObject({ queuePrefix: 'bridle' });
+    expect(resolveServerConfig({ env: {} }).redisUrl).toBeUndefined();
+  });
 });

@@ -25,6 +25,13 @@ export interface ServerConfig {
   workspace?: string;
   /** `BRIDLE_MAX_COST_USD`: the budget of each run in US dollars (status `budget_limit` when reached). */
   maxCostUsd?: number;
+  /**
+   * `BRIDLE_REDIS_URL`: runs of `/api/chat` and `/api/batch` go through the @bridle/queue on this Redis
+   * (workers run them); unset: they run in this process.
+   */
+  redisUrl?: string;
+  /** `BRIDLE_QUEUE_PREFIX`: the queue's key prefix, shared with the workers (default `bridle`). */
+  queuePrefix: string;
   /** Skills (built-in names or SKILL.md folders) that replace the default ones; the first is the default of `/api/chat`. */
   skillNames?: string[];
   maxConcurrentRuns: number;
@@ -67,6 +74,8 @@ type NumberSetting = Exclude<
   | 'storeUrl'
   | 'workspace'
   | 'maxCostUsd'
+  | 'redisUrl'
+  | 'queuePrefix'
 >;
 
 /** Each numeric setting: its environment variable (if any), default and least value. */
@@ -135,6 +144,12 @@ export function resolveServerConfig(options: ServerOptions = {}): ServerConfig {
   const workspace = (options.workspace ?? env.BRIDLE_WORKSPACE ?? '').trim() || undefined;
   const maxCostUsd = readCost(options, env);
   const storeUrl = typeof options.store === 'object' ? undefined : readStoreUrl(options.store, env.BRIDLE_STORE);
+  const redisUrl = (options.redis ?? env.BRIDLE_REDIS_URL ?? '').trim() || undefined;
+  if (redisUrl !== undefined && storeUrl?.toLowerCase() === 'memory:') {
+    throw new ConfigError(
+      'BRIDLE_REDIS_URL is set, but the store is memory: (BRIDLE_STORE unset or memory:): workers in other processes run the queued runs, so runs and sessions must be in a store they share. Set BRIDLE_STORE to the store the workers use (e.g. BRIDLE_STORE=postgres://user@host:5432/bridle).',
+    );
+  }
   return {
     ...numbers,
     host,
@@ -144,6 +159,8 @@ export function resolveServerConfig(options: ServerOptions = {}): ServerConfig {
     ...(rateLimit ? { rateLimit } : {}),
     ...(skillNames.length > 0 ? { skillNames } : {}),
     ...(storeUrl === undefined ? {} : { storeUrl }),
+    ...(redisUrl === undefined ? {} : { redisUrl }),
+    queuePrefix: (options.queuePrefix ?? env.BRIDLE_QUEUE_PREFIX ?? '').trim() || 'bridle',
     ...(workspace === undefined ? {} : { workspace }),
     ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
   };

@@ -2,6 +2,7 @@ import type { Model } from '@bridle/protocol';
 import type { FastifyRequest } from 'fastify';
 import type { BatchJobs } from './batch-jobs';
 import type { LiveRuns } from './live-runs';
+import type { QueuedRuns } from './queued-runs';
 import type { RunLimiter } from './run-limiter';
 import type { RunProfiles } from './run-profiles';
 import type { ServerConfig } from './server-config';
@@ -28,6 +29,8 @@ export interface ServerContext {
   /** Sessions with a run in flight: a second run on one session at once would lose one of the two. */
   readonly busySessions: Set<string>;
   readonly jobs: BatchJobs;
+  /** With `BRIDLE_REDIS_URL`: the queue `/api/chat` and `/api/batch` runs go through (set at startup). */
+  queue?: QueuedRuns;
   /** Replaced once at startup when skills are loaded from folders (`BRIDLE_SKILL`). */
   profiles: RunProfiles;
   readonly modelSource: ModelSource;

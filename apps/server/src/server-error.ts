@@ -18,6 +18,7 @@ export type ServerErrorCode =
   | 'too_many_jobs'
   | 'shutting_down'
   | 'not_ready'
+  | 'run_failed'
   | 'internal';
 
 const SERVER_MARKER = Symbol.for('bridle.error.server');

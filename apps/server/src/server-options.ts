@@ -102,6 +102,15 @@ export interface ServerOptions {
    * restart; `sqlite:.bridle/bridle.db` is the CLI's file (then `bridle runs` lists the server's runs too).
    */
   store?: string | Store;
+  /**
+   * `BRIDLE_REDIS_URL`: `/api/chat` and `/api/batch` runs are enqueued on this Redis (@bridle/queue) and run
+   * by `bridle worker` processes; their events stream back from whichever worker runs them. Needs a store
+   * the workers share (`store`: Postgres); `memory:` is refused. Redis unreachable at start: `listen()`
+   * rejects with a `ConfigError`.
+   */
+  redis?: string;
+  /** `BRIDLE_QUEUE_PREFIX`: the queue's key prefix, the workers' `--queue-prefix` (default `bridle`). */
+  queuePrefix?: string;
   /** Where conversations live; default the `store` (in memory, bounded by `maxSessions` / `sessionIdleMs`, when it is `memory:`). */
   sessionStore?: SessionStore;
   /** Batch jobs kept (running or finished); default 32. */

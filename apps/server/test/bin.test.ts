@@ -1,4 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fakeOpenAIServer } from '@bridle/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +13,15 @@ const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
+
+/** A TCP port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** Starts `bridle-server` from source as a real process; resolves with its URL once it listens. */
 function startBin(env: Record<string, string>) {
@@ -62,5 +75,24 @@ describe('bridle-server (the bin)', { timeout: 60_000 }, () => {
     const server = startBin({ HOST: '0.0.0.0' });
     await expect(server.url).rejects.toThrow(/Refusing to listen on 0\.0\.0\.0 without an API token/);
     expect(await server.exited).toBe(2);
+  });
+
+  it('with BRIDLE_REDIS_URL refuses a memory: store, exiting 2 naming BRIDLE_STORE', async () => {
+    const server = startBin({ BRIDLE_REDIS_URL: 'redis://127.0.0.1:6379', BRIDLE_MODEL: 'test:echo' });
+    await expect(server.url).rejects.toThrow(/BRIDLE_REDIS_URL is set, but the store is memory: .*Set BRIDLE_STORE/);
+    expect(await server.exited).toBe(2);
+  });
+
+  it('exits 2 with a clear error when the Redis of BRIDLE_REDIS_URL cannot be reached at start', async () => {
+    const port = await closedPort();
+    const folder = await mkdtemp(join(tmpdir(), 'bridle-server-bin-'));
+    const server = startBin({
+      BRIDLE_REDIS_URL: `redis://:secret@127.0.0.1:${port}`,
+      BRIDLE_STORE: `sqlite:${join(folder, 'bridle.db')}`,
+      BRIDLE_MODEL: 'test:echo',
+    });
+    await expect(server.url).rejects.toThrow(`bridle-server: Cannot reach Redis at redis://:***@127.0.0.1:${port}`);
+    expect(await server.exited).toBe(2);
+    expect(server.output()).not.toContain('secret');
   });
 });

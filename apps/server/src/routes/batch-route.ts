@@ -1,8 +1,10 @@
 import { type BatchRunContext, type BatchRunOutcome, runBatch } from '@bridle/batch';
 import { runAgent } from '@bridle/core';
-import type { FastifyInstance } from 'fastify';
-import { viewJob } from '../batch-jobs';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type BatchJob, viewJob } from '../batch-jobs';
 import { checkPromptLength } from '../input-bounds';
+import { runQueuedBatch } from '../queued-batch';
+import { queuedModelId } from '../queued-runs';
 import { runJournal } from '../run-journal';
 import type { BatchBody, BatchItemBody } from '../schemas';
 import { requireModel, type ServerContext } from '../server-context';
@@ -15,10 +17,18 @@ function jobNotFound(id: string): ServerError {
   );
 }
 
+/** Marks a job finished and logs how it ended. */
+function finished(job: BatchJob, request: FastifyRequest, error: unknown): void {
+  job.finishedAt = Date.now();
+  if (error === undefined) request.log.info({ jobId: job.id, progress: job.progress }, 'batch job finished');
+  else request.log.error({ err: error, jobId: job.id }, 'batch job failed');
+}
+
 /**
  * `POST /api/batch` starts a job (202 with its id), `GET /api/batch/:id` shows progress and the finished
  * results, `DELETE /api/batch/:id` cancels what has not finished. Items run through `runBatch`; each
  * one also takes a run slot, so batch work and chat share `maxConcurrentRuns` (items wait for a slot).
+ * With `BRIDLE_REDIS_URL` the items are enqueued instead, all at once, for the workers.
  */
 export function registerBatchRoutes(
   app: FastifyInstance,
@@ -32,6 +42,17 @@ export function registerBatchRoutes(
       const body = request.body;
       for (const [index, item] of body.items.entries()) {
         checkPromptLength(context.config, item.prompt, `items[${index}].prompt`);
+      }
+      if (context.queue) {
+        // Workers run the items: they hold the model, the skills and the keys.
+        const queued = context.queue;
+        queuedModelId(queued);
+        const job = context.jobs.create(body.items.length);
+        job.done = runQueuedBatch(queued, context.config, job, body).then(
+          () => finished(job, request, undefined),
+          (error: unknown) => finished(job, request, error),
+        );
+        return reply.code(202).header('location', `/api/batch/${job.id}`).send(viewJob(job));
       }
       const model = requireModel(context);
       const profile = context.profiles.get(body.skill);
@@ -72,14 +93,8 @@ export function registerBatchRoutes(
           job.progress = progress;
         },
       }).then(
-        () => {
-          job.finishedAt = Date.now();
-          request.log.info({ jobId: job.id, progress: job.progress }, 'batch job finished');
-        },
-        (error: unknown) => {
-          job.finishedAt = Date.now();
-          request.log.error({ err: error, jobId: job.id }, 'batch job failed');
-        },
+        () => finished(job, request, undefined),
+        (error: unknown) => finished(job, request, error),
       );
       return reply.code(202).header('location', `/api/batch/${job.id}`).send(viewJob(job));
     },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { runAgent } from '@bridle/core';
 import type { FastifyInstance } from 'fastify';
+import { answerQueuedRun } from '../answer-queued-run';
 import { answerRun } from '../answer-run';
 import { checkPromptLength, checkSessionRoom } from '../input-bounds';
 import type { ChatBody } from '../schemas';
@@ -59,6 +60,17 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext, 
     async (request, reply) => {
       const body = request.body;
       checkPromptLength(context.config, body.prompt);
+      if (context.queue) {
+        // Workers run it: they hold the model, the skills and the keys.
+        const session = await loadSession(context, body.sessionId);
+        checkSessionRoom(context.config, session, body.prompt);
+        return answerQueuedRun(context, context.queue, request, reply, {
+          session,
+          prompt: body.prompt,
+          ...(body.skill === undefined ? {} : { skill: body.skill }),
+          ...(body.maxSteps === undefined ? {} : { maxSteps: body.maxSteps }),
+        });
+      }
       const model = requireModel(context);
       const profile = context.profiles.get(body.skill);
       const session = await loadSession(context, body.sessionId);

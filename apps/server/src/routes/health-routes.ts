@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { queuedModelId } from '../queued-runs';
 import { redactCredentials } from '../redact-credentials';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
@@ -20,6 +21,12 @@ export function registerHealthRoutes(app: FastifyInstance, context: ServerContex
   app.get('/ready', probe('Readiness: a model is configured and the server is not shutting down'), async (request) => {
     if (context.state.shuttingDown) throw new ServerError('shutting_down', 'The server is shutting down.');
     const authorized = context.isAuthorized(request);
+    if (context.queue) {
+      // Workers run the runs: ready when there is a model id to give them.
+      const modelId = queuedModelId(context.queue);
+      if (!authorized) return { status: 'ready' };
+      return { status: 'ready', model: redactCredentials(modelId), activeRuns: context.limiter.active };
+    }
     if (!authorized && 'error' in context.modelSource) {
       throw new ServerError('not_ready', 'The server is not ready: no model is available.', { retryAfterSeconds: 30 });
     }

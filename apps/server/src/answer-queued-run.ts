@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { RunJobSpec } from '@bridle/queue';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { busy, type ChatResponse } from './answer-run';
+import { chatEventStream, wantsEventStream } from './chat-event-stream';
+import { type QueuedRuns, queuedModelId, queuedRunFailure, settledOrAborted } from './queued-runs';
+import type { ServerContext } from './server-context';
+import { ServerError } from './server-error';
+import type { Session } from './session-store';
+
+/** What `/api/chat` asks of a queued run. */
+export interface QueuedChat {
+  session: Session;
+  prompt: string;
+  /** The skill the client named (a worker offers it, or refuses the run); else the worker's default. */
+  skill?: string;
+  maxSteps?: number;
+}
+
+/**
+ * Answers `/api/chat` with a run that a worker executes (`BRIDLE_REDIS_URL`): the session is saved first
+ * (the worker continues it by id from the shared store and saves its new transcript), the run is enqueued,
+ * and its events come back from the worker over Redis: as SSE frames ending with `run_end`, or as the JSON
+ * answer once the job settled. A run the worker refused or failed is a 502 with its reason. A client that
+ * goes away stops following; the run goes on and its answer lands in the session. Holds a run slot (503 when
+ * full) and the session (a second prompt on it at once, on this server, is a 409) while it follows.
+ */
+export async function answerQueuedRun(
+  context: ServerContext,
+  runs: QueuedRuns,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  chat: QueuedChat,
+): Promise<ChatResponse | FastifyReply> {
+  const { session } = chat;
+  const model = queuedModelId(runs);
+  if (context.busySessions.has(session.id)) {
+    throw new ServerError('session_busy', `Session ${session.id} is already running a prompt: wait for its answer.`);
+  }
+  const slot = context.limiter.tryAcquire();
+  if (!slot) throw busy(context);
+  context.busySessions.add(session.id);
+  const onClose = () => {
+    if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
+  };
+  reply.raw.once('close', onClose);
+  const runId = randomUUID();
+  const streaming = wantsEventStream(request.headers.accept);
+  try {
+    const { pendingRunId: _decided, ...rest } = session;
+    await context.sessions.set({
+      ...rest,
+      updatedAt: Date.now(),
+      ...(chat.skill === undefined ? {} : { skill: chat.skill }),
+    });
+    const spec: RunJobSpec = {
+      prompt: chat.prompt,
+      model,
+      sessionId: session.id,
+      runId,
+      stream: streaming,
+      timeoutMs: context.config.runTimeoutMs,
+      ...(chat.skill === undefined ? {} : { skill: chat.skill }),
+      ...(chat.maxSteps === undefined ? {} : { maxSteps: chat.maxSteps }),
+    };
+    await runs.queue.enqueue(spec);
+    const following = streaming ? follow(context, runs, request, reply, session.id, runId, slot) : undefined;
+    const job = await settledOrAborted(runs, runId, slot.signal);
+    if (!job) return reply;
+    if (job.state !== 'completed' || !job.result) {
+      // A refused or failed job has no run_end to end the stream with.
+      slot.abort(new Error('the run failed on its worker'));
+      const sse = await following;
+      if (!sse) throw queuedRunFailure(job);
+      request.log.error({ runId, reason: job.failedReason }, 'the queued run failed after its event stream started');
+      sse.end();
+      return reply;
+    }
+    const result = job.result;
+    const paused = result.status === 'awaiting_approval';
+    if (paused) {
+      const saved = await context.sessions.get(session.id);
+      if (saved) await context.sessions.set({ ...saved, pendingRunId: runId, updatedAt: Date.now() });
+    }
+    request.log.info({ runId, status: result.status, steps: result.steps }, 'queued run ended');
+    // Its worker published every event before the job completed; a stream that lost its run_end still ends.
+    const timer = setTimeout(() => slot.abort(new Error('the run ended without its run_end event')), 5000);
+    const sse = await following;
+    clearTimeout(timer);
+    if (sse) {
+      sse.end();
+      return reply;
+    }
+    return {
+      ...(result.answer === undefined ? {} : { answer: result.answer }),
+      status: result.status,
+      runId,
+      sessionId: session.id,
+      steps: result.steps,
+      toolCalls: result.toolCalls,
+      usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens },
+      ...(result.error === undefined ? {} : { error: result.error }),
+      ...(paused ? { pendingApprovals: result.pendingApprovals ?? [] } : {}),
+    };
+  } finally {
+    reply.raw.off('close', onClose);
+    context.busySessions.delete(session.id);
+    slot.release();
+  }
+}
+
+/** Streams the run's events from Redis until its `run_end` (or `slot.signal`); resolves with the stream it opened. */
+async function follow(
+  context: ServerContext,
+  runs: QueuedRuns,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  sessionId: string,
+  runId: string,
+  slot: { signal: AbortSignal; abort(reason: unknown): void },
+) {
+  const events = chatEventStream(context, request, reply, sessionId, () =>
+    slot.abort(new Error('the client reads the event stream too slowly')),
+  );
+  try {
+    for await (const event of runs.queue.follow(runId, { signal: slot.signal })) events.observe(event);
+  } catch (error) {
+    if (!slot.signal.aborted) request.log.error({ err: error, runId }, 'following the queued run failed');
+  }
+  return events.sse;
+}

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ServerOptions } from '../src/index';
+import { json, postJson, readSseFrames, startTestServer } from './helpers';
+import {
+  dropPrefix,
+  dropSchema,
+  newPrefix,
+  newSchemaStoreUrl,
+  REDIS_URL,
+  serviceSuite,
+  startWorker,
+  type WorkerProcess,
+} from './services';
+
+const suite = await serviceSuite('queued runs (BRIDLE_REDIS_URL): a server and two worker processes');
+
+// Workers start through tsx: slow on a loaded machine, hence the longer timeouts.
+suite('queued runs: a server, two worker processes, Redis and Postgres', { timeout: 60_000 }, () => {
+  const prefix = newPrefix();
+  const { schema, url: storeUrl } = newSchemaStoreUrl();
+  let workers: WorkerProcess[] = [];
+  const pids = () => workers.map((worker) => String(worker.child.pid));
+  // The server has no model of its own: only the workers can answer (with their pid).
+  const queued = (): ServerOptions => ({
+    store: storeUrl,
+    redis: REDIS_URL,
+    queuePrefix: prefix,
+    modelId: 'test:echo',
+  });
+
+  beforeAll(async () => {
+    workers = [startWorker(prefix, storeUrl), startWorker(prefix, storeUrl)];
+    await Promise.all(workers.map((worker) => worker.ready));
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const worker of workers) worker.child.kill('SIGTERM');
+    await Promise.all(workers.map((worker) => worker.exited));
+    await dropPrefix(prefix);
+    await dropSchema(schema);
+  }, 60_000);
+
+  it('streams over SSE the events of a run that a worker executes, and journals it in the shared store', async () => {
+    const server = await startTestServer(queued());
+    const response = await fetch(`${server.url}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ prompt: 'hello' }),
+    });
+    expect(response.status).toBe(200);
+    const sessionId = response.headers.get('x-session-id');
+    const frames = await readSseFrames(response);
+    const end = frames.at(-1);
+    expect(end?.event).toBe('run_end');
+    expect(end?.data).toMatchObject({ type: 'run_end', status: 'completed', sessionId });
+    const text = frames
+      .filter((frame) => frame.event === 'text_delta')
+      .map((frame) => frame.data.text)
+      .join('');
+    const [pid, rest] = text.split(' heard ');
+    expect(pids()).toContain(pid);
+    expect(rest).toBe('1: hello');
+    expect(frames.every((frame) => frame.id !== undefined && Number(frame.id) >= 0)).toBe(true);
+    const runId = end?.data.runId as string;
+    const run = await json(await fetch(`${server.url}/api/runs/${runId}`));
+    expect(run).toMatchObject({ runId, status: 'completed' });
+  });
+
+  it('a session turn is answered by a second server instance, with the turns the first one took', async () => {
+    const first = await startTestServer(queued());
+    const second = await startTestServer(queued());
+    const one = await postJson(`${first.url}/api/chat`, { prompt: 'one' });
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ status: 'completed', steps: 1, usage: { inputTokens: 3, outputTokens: 4 } });
+    expect(one.body.answer).toMatch(/^\d+ heard 1: one$/);
+    const two = await postJson(`${second.url}/api/chat`, { prompt: 'two', sessionId: one.body.sessionId });
+    expect(two.status).toBe(200);
+    expect(two.body).toMatchObject({ status: 'completed', sessionId: one.body.sessionId });
+    expect(two.body.answer).toMatch(/^\d+ heard 2: two$/);
+    expect(pids()).toContain(two.body.answer.split(' ')[0]);
+    const session = await json(await fetch(`${first.url}/api/sessions/${one.body.sessionId}`));
+    expect(session.messages.map((message: { content: string }) => message.content)).toEqual([
+      'one',
+      one.body.answer,
+      'two',
+      two.body.answer,
+    ]);
+  });
+
+  it('a batch job runs its items on the workers and reports each one', async () => {
+    const server = await startTestServer(queued());
+    const started = await postJson(`${server.url}/api/batch`, {
+      items: [{ id: 'a', prompt: 'first' }, { prompt: 'second' }, { id: 7, prompt: 'third' }],
+    });
+    expect(started.status).toBe(202);
+    let job = started.body;
+    while (job.status === 'running') {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      job = await json(await fetch(`${server.url}/api/batch/${started.body.id}`));
+    }
+    expect(job.status).toBe('finished');
+    expect(job.progress).toMatchObject({ total: 3, done: 3, succeeded: 3, failed: 0 });
+    const results = [...job.results].sort((a, b) => a.index - b.index);
+    expect(results.map((result) => [result.id, result.status])).toEqual([
+      ['a', 'completed'],
+      ['1', 'completed'],
+      ['7', 'completed'],
+    ]);
+    expect(results.map((result) => result.answer.replace(/^\d+ /, ''))).toEqual([
+      'heard 1: first',
+      'heard 1: second',
+      'heard 1: third',
+    ]);
+  });
+
+  it('a run the workers refuse is a 502 with their reason', async () => {
+    const server = await startTestServer(queued());
+    const refused = await postJson(`${server.url}/api/chat`, { prompt: 'hi', skill: 'coding' });
+    expect(refused.status).toBe(502);
+    expect(refused.body.error.code).toBe('run_failed');
+    expect(refused.body.error.message).toContain(
+      'failed on a worker: skill "coding" is not offered by this worker (it offers assistant)',
+    );
+  });
+});
