@@ -1,29 +1,8 @@
 import type { RunEvent, RunSummary, StoredRun } from '@bridle/protocol';
 import { redactCredentials } from './redact-credentials';
 
-/** A run's usage as the API shows it. */
-export interface RunUsage {
-  inputTokens: number;
-  outputTokens: number;
-  costUsd?: number;
-}
-
-/** One row of `GET /api/runs`. */
-export interface RunRow {
-  runId: string;
-  status: string;
-  /** The model id, credentials removed. */
-  model?: string;
-  sessionId?: string;
-  createdAt: string;
-  updatedAt: string;
-  /** From the latest `run_end` (absent while the first segment runs). */
-  steps?: number;
-  toolCalls?: number;
-  usage?: RunUsage;
-  /** Time spent running, summed over the run's ended segments, in ms. */
-  durationMs?: number;
-}
+/** One row of `GET /api/runs`: the store's summary, its model id without credentials. */
+export type RunRow = RunSummary;
 
 /** `GET /api/runs/:id`: the row, the pending calls and state of a paused run, and every event. */
 export interface RunDetail extends RunRow {

@@ -1,3 +1,4 @@
+import type { RunSummary } from '@bridle/protocol';
 import { createParser } from 'eventsource-parser';
 
 /** A run event as the server sends it (SPEC event shapes; only the fields the inspector shows). */
@@ -34,18 +35,8 @@ export interface PendingApproval {
   runId?: string;
 }
 
-export interface RunRow {
-  runId: string;
-  status: string;
-  model?: string;
-  sessionId?: string;
-  createdAt: string;
-  updatedAt: string;
-  steps?: number;
-  toolCalls?: number;
-  usage?: { inputTokens: number; outputTokens: number; costUsd?: number };
-  durationMs?: number;
-}
+/** One row of `GET /api/runs` (the server's `RunRow`: a store's run summary). */
+export type RunRow = RunSummary;
 
 export interface RunDetail {
   runId: string;
