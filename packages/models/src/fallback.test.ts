@@ -107,8 +107,8 @@ describe('fallback over real adapters and fake servers', () => {
     };
     const gptModel = resolveModel('openai:gpt-4o-mini', { env });
     const model = fallback([resolveModel('anthropic:claude-sonnet-4-6', { env }), gptModel]);
-    // A custom OPENAI_BASE_URL makes it an OpenAI-compatible model id; it is still priced as gpt-4o-mini.
-    expect(gptModel.id).toBe(`openai-compatible:${gpt.baseURL}#gpt-4o-mini`);
+    // A custom OPENAI_BASE_URL (a proxy) keeps the openai: id and the Responses API; priced as gpt-4o-mini.
+    expect(gptModel.id).toBe('openai:gpt-4o-mini');
 
     const response = await model.generate(hi());
     expect(response).toMatchObject({

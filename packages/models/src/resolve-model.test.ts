@@ -30,14 +30,30 @@ function configError(fn: () => unknown): string {
 }
 
 describe('resolveModel', () => {
-  it('builds an OpenAI model from the key and base URL in env', async () => {
-    server = await fakeOpenAIServer([{ content: 'from openai', usage }]);
+  it('builds an OpenAI model from the key and base URL in env, on the Responses API with provider openai', async () => {
+    server = await fakeOpenAIServer([
+      { content: 'from openai', usage },
+      { content: 'streamed', usage },
+    ]);
     const model = resolveModel('openai:fake-model', {
       env: { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: server.baseURL },
     });
-    expect((await ask(model)).content).toBe('from openai');
+    expect(model.id).toBe('openai:fake-model');
+    const response = await ask(model);
+    expect(response.content).toBe('from openai');
+    expect(Object.keys(response.providerData ?? {})).toEqual(['openai']);
+    expect(server.requests[0]?.path).toBe('/v1/responses');
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-env');
-    expect((server.requests[0]?.body as { model?: string } | undefined)?.model).toBe('fake-model');
+    expect(server.requests[0]?.body).toMatchObject({ model: 'fake-model', store: false });
+    const parts = [];
+    for await (const part of model.stream!({
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [],
+      signal: new AbortController().signal,
+    }))
+      parts.push(part);
+    expect(parts.at(-1)).toMatchObject({ type: 'response', response: { content: 'streamed' } });
+    expect(server.requests[1]?.path).toBe('/v1/responses');
   });
 
   it('builds an Anthropic model from the key and base URL in env', async () => {

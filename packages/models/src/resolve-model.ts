@@ -57,7 +57,8 @@ function requireKey(env: Environment, name: string, id: string): string {
 
 /**
  * Builds the `Model` named by `id` (default: {@link defaultModelId}) with the provider adapters.
- * `openai:` reads `OPENAI_API_KEY` and `OPENAI_BASE_URL`; `anthropic:` reads `ANTHROPIC_API_KEY` and
+ * `openai:` reads `OPENAI_API_KEY` and `OPENAI_BASE_URL` and always speaks the Responses API (its id stays
+ * `openai:<model>` whatever the base URL); `anthropic:` reads `ANTHROPIC_API_KEY` and
  * `ANTHROPIC_BASE_URL`; `openai-compatible:<baseURL>#<model>` (or `openai-compatible:<model>` with the URL in
  * `OPENAI_COMPATIBLE_BASE_URL`, a form that survives an unquoted `.env` line) uses Chat Completions at that URL with
  * `OPENAI_COMPATIBLE_API_KEY` when set (never your `OPENAI_API_KEY`: it is not sent to other servers).
@@ -77,8 +78,11 @@ function adapterFor(spec: ModelSpec, label: string, env: Environment, options: R
   switch (spec.provider) {
     case 'openai': {
       const baseURL = read(env, 'OPENAI_BASE_URL');
+      // Always the Responses API, labelled openai: OPENAI_BASE_URL is a proxy or gateway in front of OpenAI.
+      // A server that speaks only Chat Completions is `openai-compatible:` (with OPENAI_COMPATIBLE_BASE_URL).
       return openai({
         model: spec.model,
+        api: 'responses',
         apiKey: requireKey(env, 'OPENAI_API_KEY', label),
         ...(baseURL ? { baseURL } : {}),
       });

@@ -10,8 +10,9 @@ export interface OpenAIOptions {
   /** Default: `OPENAI_BASE_URL`, else OpenAI's own `https://api.openai.com/v1`. */
   baseURL?: string;
   /**
-   * Which API to call. Default: `responses` for OpenAI itself, `chat` (Chat Completions) when `baseURL` points
-   * anywhere else, since OpenAI-compatible servers (Ollama, vLLM, llama.cpp, LM Studio) speak Chat Completions.
+   * Which API to call. Default: `responses`, whatever `baseURL` is (a proxy or gateway in front of OpenAI speaks it
+   * too). For a server that speaks only Chat Completions (Ollama, vLLM, llama.cpp, LM Studio) use `openaiCompatible`,
+   * or pass `chat`.
    */
   api?: 'responses' | 'chat';
   /** A ready `openai` client (its key, URL, timeout and fetch are used; its own retries are still turned off). */
@@ -102,9 +103,10 @@ function checkBaseURL(value: string): string {
 }
 
 /**
- * Validates options and fills defaults from the environment. The model id is `openai:<model>`, except for Chat
- * Completions against a server other than OpenAI's: `openai-compatible:<baseURL>#<model>` (baseURL without a
- * trailing slash). Throws `ConfigError` for a bad option or a missing key.
+ * Validates options and fills defaults from the environment. The API is the Responses API unless `api: 'chat'` is
+ * asked for: a base URL never switches it. The model id is `openai:<model>`, except for Chat Completions (asked for)
+ * against a server other than OpenAI's: `openai-compatible:<baseURL>#<model>` (baseURL without a trailing slash).
+ * Throws `ConfigError` for a bad option or a missing key.
  */
 export function resolveOpenAIOptions(options: OpenAIOptions): ResolvedOpenAIOptions {
   if (typeof options !== 'object' || options === null) {
@@ -145,7 +147,8 @@ export function resolveOpenAIOptions(options: OpenAIOptions): ResolvedOpenAIOpti
         'For a local server that needs no key, use openaiCompatible({ baseURL, model }).',
     );
   }
-  const resolvedApi = api ?? (official ? 'responses' : 'chat');
+  // Never chosen from the base URL: OPENAI_BASE_URL pointing at a proxy must not silently change the wire API.
+  const resolvedApi = api ?? 'responses';
   const compatible = resolvedApi === 'chat' && !official;
   return {
     id: compatible ? `openai-compatible:${baseURL}#${model}` : `openai:${model}`,

@@ -26,16 +26,24 @@ describe('openai options', () => {
     expect(error.message).toContain('OPENAI_API_KEY');
   });
 
-  it('takes the key and base URL from the environment; a custom base URL defaults to Chat Completions', async () => {
-    const server = await serve([{ content: 'from env' }]);
+  it('takes the key and base URL from the environment and stays on the Responses API as provider openai', async () => {
+    const server = await serve([{ content: 'from env' }, { content: 'from options' }]);
     vi.stubEnv('OPENAI_API_KEY', 'sk-env');
     vi.stubEnv('OPENAI_BASE_URL', server.baseURL);
     const model = openai({ model: 'm' });
 
-    expect((await model.generate(modelRequest([{ role: 'user', content: 'Hi' }]))).content).toBe('from env');
-    expect(model.id).toBe(`openai-compatible:${server.baseURL}#m`);
-    expect(server.requests[0]?.path).toBe('/v1/chat/completions');
+    const response = await model.generate(modelRequest([{ role: 'user', content: 'Hi' }]));
+    expect(response.content).toBe('from env');
+    expect(response.providerData).toEqual({ openai: { model: 'm', api: 'responses', status: 'completed' } });
+    expect(model.id).toBe('openai:m');
+    expect(server.requests[0]?.path).toBe('/v1/responses');
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-env');
+
+    vi.stubEnv('OPENAI_BASE_URL', '');
+    const given = openai({ model: 'm', baseURL: `${server.baseURL}/` });
+    expect(given.id).toBe('openai:m');
+    await given.generate(modelRequest([{ role: 'user', content: 'Hi' }]));
+    expect(server.requests[1]?.path).toBe('/v1/responses');
   });
 
   it('names models openai:<model> for OpenAI itself or the Responses API', () => {
