@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { EventObserver } from '@bridle/events';
 import { resolveModel } from '@bridle/models';
 import { ConfigError, type Store } from '@bridle/protocol';
 import { analystSkill, assistantSkill } from '@bridle/skills';
@@ -25,6 +26,7 @@ import { resolveServerConfig, type ServerConfig } from './server-config';
 import type { ModelSource, ServerContext } from './server-context';
 import { defaultLogger } from './server-logger';
 import type { ServerOptions } from './server-options';
+import { serverTelemetry } from './server-telemetry';
 import { MemorySessionStore } from './session-store';
 import { StoreSessionStore } from './store-session-store';
 import { type TaggingStore, taggingStore } from './tagging-store';
@@ -62,6 +64,11 @@ function queuedModel(options: ServerOptions, source: ModelSource): string | unde
   return 'model' in source ? source.model.id : undefined;
 }
 
+/** `agent.onEvent` as a list. */
+function observersOf(onEvent: EventObserver | readonly EventObserver[] | undefined): EventObserver[] {
+  return onEvent === undefined ? [] : typeof onEvent === 'function' ? [onEvent] : [...onEvent];
+}
+
 /**
  * Waits for `closed` (the listener closed and every connection ended) once all work is over. Keep-alive
  * sockets that fall idle after their last response would otherwise linger for the keep-alive timeout:
@@ -94,6 +101,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     );
   }
   const env = options.env ?? process.env;
+  const telemetry = options.telemetry === false ? undefined : serverTelemetry(env, () => app.log);
   const app = Fastify({
     logger: options.logger ?? defaultLogger(env),
     genReqId: () => randomUUID(),
@@ -135,6 +143,8 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     // Every run gets a context budget, so a long session never sends an unbounded request.
     agent: {
       ...options.agent,
+      // Every run's events also become spans when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+      ...(telemetry === undefined ? {} : { onEvent: [...observersOf(options.agent?.onEvent), telemetry.onEvent] }),
       context: { maxContextChars: config.maxContextChars, ...options.agent?.context },
       ...(config.maxCostUsd === undefined
         ? {}
@@ -165,6 +175,8 @@ export function createServer(options: ServerOptions = {}): BridleServer {
       context.queue = await openQueuedRuns(config, queuedModel(options, context.modelSource));
   });
   installErrorHandling(app);
+  // A plain app.close() (without shutdown()) still sends the spans so far.
+  if (telemetry !== undefined) app.addHook('onClose', () => telemetry.forceFlush());
   registerPlugins(app, config, packageJson.version);
   if ((config.skillNames || config.workspace !== undefined) && !options.skills) {
     // As in the CLI, a workspace alone makes `coding` the default skill (assistant and analyst stay offered).
@@ -222,6 +234,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
       await context.sessions?.close?.();
       await context.queue?.queue.close();
       await ownStore?.close();
+      await telemetry?.shutdown();
     })();
     return stopping;
   };

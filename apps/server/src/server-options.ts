@@ -131,6 +131,14 @@ export interface ServerOptions {
   skills?: readonly Skill[];
   /** More `runAgent` options for every run (`maxSteps`, `maxToolCalls`, `context`, `retry`, ...). */
   agent?: ServerAgentOptions;
+  /**
+   * OpenTelemetry from the standard variables of `env`: with `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) every run's events become spans sent over OTLP/HTTP, under
+   * `service.name` `OTEL_SERVICE_NAME` (default `bridle-server`); content only with
+   * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`. `false` turns it off (e.g. when the embedding
+   * app traces runs itself). Default true.
+   */
+  telemetry?: boolean;
   /** Fastify logger (pino) options, or false; default `{ level: LOG_LEVEL ?? 'info' }`. */
   logger?: FastifyServerOptions['logger'];
 }

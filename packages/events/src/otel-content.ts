@@ -1,4 +1,4 @@
-import type { FinishReason } from '@bridle/protocol';
+import type { FinishReason, Message } from '@bridle/protocol';
 import { toJsonLine } from './to-json-line';
 
 /**
@@ -51,4 +51,37 @@ export function outputFinishReason(reason: FinishReason | undefined, toolCalls: 
   if (reason === 'tool_calls') return 'tool_call';
   if (reason === 'stop' || reason === 'length' || reason === 'content_filter' || reason === 'error') return reason;
   return toolCalls > 0 ? 'tool_call' : 'stop';
+}
+
+/** At most this many of a transcript's newest messages go into `gen_ai.input.messages`. */
+export const MAX_INPUT_MESSAGES = 50;
+
+/**
+ * The GenAI semconv `gen_ai.input.messages` value for a transcript (a run started from `messages`), as
+ * JSON: its newest {@link MAX_INPUT_MESSAGES} messages, each text cut to `max` characters.
+ */
+export function transcriptMessages(messages: readonly Message[], max: number): string {
+  return JSON.stringify(
+    messages.slice(-MAX_INPUT_MESSAGES).map((message) => {
+      if (message.role === 'tool') {
+        return {
+          role: 'tool',
+          parts: [{ type: 'tool_call_response', id: message.callId, response: truncate(message.content, max) }],
+        };
+      }
+      const parts: unknown[] =
+        message.content === '' ? [] : [{ type: 'text', content: truncate(message.content, max) }];
+      if (message.role === 'assistant') {
+        for (const call of message.toolCalls ?? []) {
+          parts.push({
+            type: 'tool_call',
+            id: call.id,
+            name: call.name,
+            arguments: truncate(jsonText(call.arguments), max),
+          });
+        }
+      }
+      return { role: message.role, parts };
+    }),
+  );
 }

@@ -296,4 +296,24 @@ describe('otelSink content limits', () => {
     expect(JSON.parse(String(chat?.attributes['gen_ai.output.messages']))[0].finish_reason).toBe('length');
     expect(JSON.stringify(spans().map((span) => span.attributes))).not.toContain('s3cret');
   });
+
+  it('records a run started from a transcript as its input messages, only with captureContent', () => {
+    const messages = [
+      { role: 'user' as const, content: 'What is 2 + 3?' },
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: 'c1', name: 'add', arguments: { a: 2, b: 3 } }] },
+      { role: 'tool' as const, callId: 'c1', name: 'add', content: '5', isError: false },
+      { role: 'assistant' as const, content: 'It is 5.' },
+      { role: 'user' as const, content: 'And 2 + 4?' },
+    ];
+    const events: RunEvent[] = [{ ...stamp, sequence: 0, type: 'run_start', model: 'scripted:m', messages }, end];
+    const captured = run(events, { captureContent: true }).spans()[0];
+    expect(JSON.parse(String(captured?.attributes['gen_ai.input.messages']))).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'What is 2 + 3?' }] },
+      { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'add', arguments: '{"a":2,"b":3}' }] },
+      { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: '5' }] },
+      { role: 'assistant', parts: [{ type: 'text', content: 'It is 5.' }] },
+      { role: 'user', parts: [{ type: 'text', content: 'And 2 + 4?' }] },
+    ]);
+    expect(Object.keys(run(events, {}).spans()[0]?.attributes ?? {})).not.toContain('gen_ai.input.messages');
+  });
 });

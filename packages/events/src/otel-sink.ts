@@ -6,6 +6,7 @@ import {
   jsonText,
   outputFinishReason,
   systemInstructions,
+  transcriptMessages,
   truncate,
   userMessages,
 } from './otel-content';
@@ -156,6 +157,8 @@ export function otelSink(options: OtelSinkOptions): OtelSink {
     }
     if (captureContent && event.prompt !== undefined) {
       attributes['gen_ai.input.messages'] = userMessages(event.prompt, maxChars);
+    } else if (captureContent && event.messages !== undefined) {
+      attributes['gen_ai.input.messages'] = transcriptMessages(event.messages, maxChars);
     }
     const startMs = epochMsOf(event.timestamp);
     // No context argument: the SDK parents the run span with the context active now (inside runAgent's

@@ -7,6 +7,7 @@ import { readBatchInput } from '../batch-input';
 import { openResultAppender, type ResultAppender, readDoneIds, toResultLine } from '../batch-output';
 import { createBatchProgressView } from '../batch-progress';
 import { openCliStore } from '../cli-store';
+import { openCliTelemetry } from '../cli-telemetry';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
@@ -40,6 +41,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
       `--out ${flags.out} is the input file ${inputFile} (the same file under another name): results are appended to --out, so give a different file.`,
     );
   const project = await loadCliProject(context, flags);
+  const telemetry = await openCliTelemetry(context);
   const setup = await buildAgentSetup(flags, io, project.config);
   const stored = await openCliStore(context, flags, project.config);
   const mcp = await openMcpTools(flags.mcp, project, io, style).catch(async (error: unknown) => {
@@ -91,6 +93,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
         ...setup.limits,
         retry: { maxRetries: flags.retries },
         store: stored.store,
+        onEvent: telemetry.observers,
         // Many items run at once: nobody is asked. Without --yes (or approval: "yes" in the settings), calls
         // that need approval are denied, with one line per tool naming --yes.
         approve: createApprover({
@@ -120,6 +123,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     appender.close();
     await mcp.close();
     await stored.close();
+    await telemetry.close();
   }
   return summarize(context, {
     results,

@@ -7,6 +7,7 @@ import type { Store, StoredSession, Usage } from '@bridle/protocol';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import { createApprover } from '../approval-prompt';
 import { openCliStore } from '../cli-store';
+import { openCliTelemetry } from '../cli-telemetry';
 import type { CommandContext } from '../command-context';
 import { CHAT_HELP } from '../commands/chat';
 import { ExitCode } from '../exit-code';
@@ -31,6 +32,7 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
     return ExitCode.usage;
   }
   const project = await loadCliProject(context, flags);
+  const telemetry = await openCliTelemetry(context);
   const setup = await buildAgentSetup(flags, io, project.config);
   const stored = await openCliStore(context, flags, project.config);
   let session: StoredSession;
@@ -90,7 +92,7 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
     approve,
     store: stored.store,
     ...(session.messages.length > 0 ? { messages: session.messages } : {}),
-    onEvent: (event: RunEvent) => renderer?.onEvent(event),
+    onEvent: [(event: RunEvent) => renderer?.onEvent(event), ...telemetry.observers],
     ...(memoryBudget ? { memory: { ...memoryBudget, compact: flags.compact === true } } : {}),
   });
 
@@ -154,6 +156,7 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
     lines.close();
     await mcp.close();
     await stored.close();
+    await telemetry.close();
   }
   return ExitCode.completed;
 

@@ -4,6 +4,7 @@ import { ConfigError, type RunEvent, type StoredRun } from '@bridle/protocol';
 import { type AgentFlags, buildAgentSetup, chooseModelId } from '../agent-setup';
 import { createApprover } from '../approval-prompt';
 import { openCliStore } from '../cli-store';
+import { openCliTelemetry } from '../cli-telemetry';
 import type { CommandContext } from '../command-context';
 import { ExitCode, exitCodeForStatus } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
@@ -25,6 +26,7 @@ type Pending = { callId: string; name: string; arguments: unknown };
 export async function resumeAction(context: CommandContext, runId: string, flags: ResumeFlags): Promise<number> {
   const { io, errorStyle: style } = context;
   const project = await loadCliProject(context, flags);
+  const telemetry = await openCliTelemetry(context);
   const stored = await openCliStore(context, flags, project.config);
   const controller = new AbortController();
   const stopSignals = abortOnStopSignals(io, controller);
@@ -81,7 +83,7 @@ export async function resumeAction(context: CommandContext, runId: string, flags
       approve,
       signal: controller.signal,
       stream: true,
-      onEvent: renderer.onEvent,
+      onEvent: [renderer.onEvent, ...telemetry.observers],
     });
     renderer.finish(result);
     return stopSignals.terminated && result.status === 'aborted'
@@ -92,6 +94,7 @@ export async function resumeAction(context: CommandContext, runId: string, flags
     stopSignals.stop();
     await closeMcp();
     await stored.close();
+    await telemetry.close();
   }
 }
 

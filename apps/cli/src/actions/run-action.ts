@@ -4,6 +4,7 @@ import { ConfigError } from '@bridle/protocol';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import { createApprover } from '../approval-prompt';
 import { openCliStore } from '../cli-store';
+import { openCliTelemetry } from '../cli-telemetry';
 import type { CommandContext } from '../command-context';
 import { ExitCode, exitCodeForStatus } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
@@ -29,6 +30,7 @@ export async function runAction(
   const { io } = context;
   const prompt = await resolvePrompt(context, promptArgument, stdinArgument);
   const project = await loadCliProject(context, flags);
+  const telemetry = await openCliTelemetry(context);
   const setup = await buildAgentSetup(flags, io, project.config);
   const observers: EventObserver[] = [];
   const renderer = flags.json
@@ -37,6 +39,7 @@ export async function runAction(
   if (renderer) observers.push(renderer.onEvent);
   const trace = flags.trace === undefined ? undefined : await openTrace(context, flags.trace);
   if (trace) observers.push(trace.onEvent);
+  observers.push(...telemetry.observers);
   const stored = await openCliStore(context, flags, project.config);
   const mcp = await openMcpTools(flags.mcp, project, io, context.errorStyle).catch(async (error: unknown) => {
     await stored.close();
@@ -81,6 +84,7 @@ export async function runAction(
     questions?.close();
     stopSignals.stop();
     await trace?.close();
+    await telemetry.close();
     await mcp.close();
     await stored.close();
   }

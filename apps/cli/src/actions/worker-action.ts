@@ -1,6 +1,7 @@
 import { ConfigError } from '@bridle/protocol';
-import type { RunWorker } from '@bridle/queue';
+import type { RunJob, RunWorker } from '@bridle/queue';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
+import { openCliTelemetry } from '../cli-telemetry';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
@@ -43,6 +44,7 @@ export function queueSettings(
 export async function workerAction(context: CommandContext, flags: WorkerFlags): Promise<number> {
   const { io, errorStyle: style } = context;
   const project = await loadCliProject(context, flags);
+  const telemetry = await openCliTelemetry(context);
   const settings = queueSettings(flags, io.env, project.config);
   const { parseRateLimit, startRunWorker } = await import('@bridle/queue');
   const rateLimit = flags.rateLimit === undefined ? undefined : parseRateLimit(flags.rateLimit);
@@ -54,7 +56,8 @@ export async function workerAction(context: CommandContext, flags: WorkerFlags):
   let worker: RunWorker | undefined;
   try {
     mcp = await openMcpTools(flags.mcp, project, io, style);
-    const agent = workerAgents(setup, flags, io, project.config, mcp.tools);
+    const agentFor = workerAgents(setup, flags, io, project.config, mcp.tools);
+    const agent = async (job: RunJob) => ({ ...(await agentFor(job)), onEvent: telemetry.observers });
     let stopping: (() => void) | undefined;
     const stopped = new Promise<void>((resolve) => {
       stopping = resolve;
@@ -85,5 +88,6 @@ export async function workerAction(context: CommandContext, flags: WorkerFlags):
     await worker?.close();
     await mcp?.close();
     await store.close();
+    await telemetry.close();
   }
 }
