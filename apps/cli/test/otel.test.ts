@@ -136,11 +136,8 @@ describe('bridle run with OpenTelemetry', () => {
     expect(result.stderr.split('\n').filter((line) => line.includes('OpenTelemetry'))).toHaveLength(1);
   });
 
-  it("ignores OTEL_* in a folder's .env (workspace trust) and takes them from --env-file", async () => {
-    server = await fakeOpenAIServer([
-      { content: 'One.', usage },
-      { content: 'Two.', usage },
-    ]);
+  it("ignores OTEL_* in a folder's .env (workspace trust)", async () => {
+    server = await fakeOpenAIServer([{ content: 'One.', usage }]);
     collector = await fakeOtlpCollector();
     const dir = tempDir();
     writeFileSync(join(dir, '.env'), `OTEL_EXPORTER_OTLP_ENDPOINT=${collector.url}\n`);
@@ -148,7 +145,14 @@ describe('bridle run with OpenTelemetry', () => {
     expect(ignored.code).toBe(0);
     expect(ignored.stderr).toContain('ignored OTEL_EXPORTER_OTLP_ENDPOINT');
     expect(collector.requests).toHaveLength(0);
-    const chosen = await runCli(['run', 'two', '--env-file', '.env'], { env: env(server), cwd: dir });
+  });
+
+  it("takes OTEL_* from --env-file, the user's explicit choice", async () => {
+    server = await fakeOpenAIServer([{ content: 'Two.', usage }]);
+    collector = await fakeOtlpCollector();
+    const dir = tempDir();
+    writeFileSync(join(dir, 'telemetry.env'), `OTEL_EXPORTER_OTLP_ENDPOINT=${collector.url}\n`);
+    const chosen = await runCli(['run', 'two', '--env-file', 'telemetry.env'], { env: env(server), cwd: dir });
     expect(chosen.code).toBe(0);
     expect(collector.spans().map((span) => span.name)).toEqual(['chat fake-model', 'invoke_agent']);
   });
