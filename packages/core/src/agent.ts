@@ -29,7 +29,7 @@ export interface AgentRunOptions {
 }
 
 const AGENT_OPTION_KEYS = [
-  ...RUN_OPTION_KEYS.filter((key) => key !== 'prompt' && key !== 'signal' && key !== 'runId'),
+  ...RUN_OPTION_KEYS.filter((key) => key !== 'prompt' && key !== 'signal' && key !== 'runId' && key !== 'sessionId'),
   'memory',
 ];
 

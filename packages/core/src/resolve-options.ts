@@ -36,6 +36,7 @@ export const RUN_OPTION_KEYS = [
   'budget',
   'store',
   'runId',
+  'sessionId',
 ] as const satisfies readonly (keyof RunAgentOptions)[];
 
 type MissingRunOption = Exclude<keyof RunAgentOptions, (typeof RUN_OPTION_KEYS)[number]>;
@@ -71,6 +72,7 @@ export interface ResolvedOptions {
   budget: ResolvedBudget | undefined;
   store: Store | undefined;
   runId: string | undefined;
+  sessionId: string | undefined;
 }
 
 function resolveModel(model: unknown): Model {
@@ -167,6 +169,14 @@ export function resolveRunId(value: unknown): string | undefined {
   return value;
 }
 
+/** A session id, as stores accept it: a non-empty string of at most 256 characters without NUL. */
+function resolveSessionId(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '' || value.length > 256 || value.includes('\u0000'))
+    invalidOption('sessionId', 'a string of 1 to 256 characters (no NUL)', value);
+  return value;
+}
+
 const NO_TOOLS = new ToolRegistry([]);
 
 function resolveRegistry(tools: unknown): ToolRegistry {
@@ -228,5 +238,6 @@ export function resolveOptions(
     budget: resolveBudget(options.budget),
     store: resolveStore(options.store),
     runId: resolveRunId(options.runId),
+    sessionId: resolveSessionId(options.sessionId),
   };
 }

@@ -9,7 +9,8 @@ import type { AgentResult, ApprovalDecision, ResumeRunOptions, RunAgentOptions }
 
 /** Every accepted key of {@link ResumeRunOptions}. */
 const RESUME_OPTION_KEYS = [
-  ...RUN_OPTION_KEYS.filter((key) => key !== 'prompt' && key !== 'messages' && key !== 'runId'),
+  // A run's session is journaled with its first segment: a resumed one keeps it.
+  ...RUN_OPTION_KEYS.filter((key) => key !== 'prompt' && key !== 'messages' && key !== 'runId' && key !== 'sessionId'),
   'runId',
   'state',
   'approvals',

@@ -34,6 +34,7 @@ export async function runAgent<Output = unknown>(options: RunAgentOptions<Output
     model: resolved.model.id,
     ...(resolved.system === undefined ? {} : { system: resolved.system }),
     ...(resolved.prompt === undefined ? {} : { prompt: resolved.prompt }),
+    ...(resolved.sessionId === undefined ? {} : { sessionId: resolved.sessionId }),
     // A journal must be able to rebuild the run: a run that started from a transcript journals it.
     ...(resolved.store && resolved.prompt === undefined ? { messages: [...resolved.messages] } : {}),
   };

@@ -170,6 +170,11 @@ export interface RunAgentOptions<Output = unknown> extends AgentLimits<Output> {
   signal?: AbortSignal;
   /** The run's id (default: a random UUID). With a `store`, it must not be in the store yet. */
   runId?: string;
+  /**
+   * The session (conversation) the run belongs to: its `run_start` event carries it, so a store lists the
+   * run under it (`listRuns({ sessionId })`). 1 to 256 characters. Default: none.
+   */
+  sessionId?: string;
 }
 
 /**

@@ -122,6 +122,32 @@ describe('journal', () => {
     expect(plain.events[0]).not.toHaveProperty('messages');
   });
 
+  it('sessionId is carried by run_start, so the store lists the run under its session; a resume keeps it', async () => {
+    const store = await openStore('memory:');
+    const approve = () => 'ask' as const;
+    const tool = addTool({ requiresApproval: true });
+    const model = scriptedModel([
+      { content: '', toolCalls: [call('c1', 'add', { a: 1, b: 2 })] },
+      { content: 'three' },
+    ]);
+    const paused = await runAgent({ model, tools: [tool], approve, prompt: 'add', store, sessionId: 'chat-7' });
+    await runAgent({ model: scriptedModel([{ content: 'other' }]), prompt: 'x', store });
+    expect((await store.readRun(paused.runId))?.events[0]).toMatchObject({ type: 'run_start', sessionId: 'chat-7' });
+    await resumeRun({ model, tools: [tool], store, runId: paused.runId, approvals: { c1: true } });
+    const listed = await store.listRuns({ sessionId: 'chat-7' });
+    expect(listed.map((run) => [run.runId, run.status])).toEqual([[paused.runId, 'completed']]);
+    await expect(runAgent({ model, prompt: 'x', sessionId: '' })).rejects.toThrow(
+      'Invalid option sessionId: expected a string of 1 to 256 characters (no NUL), got',
+    );
+    await expect(resumeRun({ model, store, runId: paused.runId, sessionId: 'chat-7' } as never)).rejects.toThrow(
+      'sessionId',
+    );
+    const plain = recorder();
+    await runAgent({ model: scriptedModel([{ content: 'ok' }]), prompt: 'x', onEvent: plain.onEvent });
+    expect(plain.events[0]).not.toHaveProperty('sessionId');
+    await store.close();
+  });
+
   it('a journaled run replays offline with replayModel: the same transcript, no model', async () => {
     const store = memoryJournal();
     const recorded = await runAgent({ model: scriptedModel(steps(3)), tools: [addTool()], prompt: 'go', store });
