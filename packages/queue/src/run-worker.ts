@@ -15,7 +15,7 @@ import { type QueuedRunResult, toQueuedResult } from './run-result';
  * What a worker runs a job with: the `runAgent` options it chose (model, tools, system, limits, hooks). Its
  * `retry.maxRetries` is replaced by 0: a failed model call is retried as a new attempt of the job.
  */
-export type WorkerAgent = Omit<RunAgentOptions, 'prompt' | 'messages' | 'signal' | 'store' | 'runId'>;
+export type WorkerAgent = Omit<RunAgentOptions, 'prompt' | 'messages' | 'signal' | 'store' | 'runId' | 'sessionId'>;
 
 /** A job as the worker's `agent` callback sees it. */
 export interface RunJob extends RunJobData {
@@ -195,7 +195,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       const journaled = await store.readRun(data.runId);
       const result = journaled
         ? await resumeRun(run)
-        : await runAgent({ ...run, ...(await input(store, data)) } as RunAgentOptions);
+        : await runAgent({
+            ...run,
+            ...(await input(store, data)),
+            // Journaled in run_start: store.listRuns({ sessionId }) finds the session's queued runs.
+            ...(data.sessionId === undefined ? {} : { sessionId: data.sessionId }),
+          } as RunAgentOptions);
       // BullMQ tries the job again after its backoff; the next attempt resumes the run from the journal.
       if (retry.reason !== undefined) throw new Error(retry.reason);
       if (result.status === 'model_error' && result.error !== undefined)

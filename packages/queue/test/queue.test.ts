@@ -180,6 +180,8 @@ suite('@bridle/queue with Redis', () => {
       'two',
       'turn 2',
     ]);
+    // The runs are journaled under their session.
+    expect((await store.listRuns({ sessionId: 's1' })).map((run) => run.runId).sort()).toEqual(['turn-1', 'turn-2']);
   });
 
   it('--rate-limit holds across workers per model id: 6 calls at 2/s span at least two windows', async () => {
