@@ -33,3 +33,4 @@ export {
   type ScriptStep,
   scriptedModel,
 } from './scripted-model';
+export { type Child, type ChildExit, type ChildOptions, startChild } from './start-child';
