@@ -1,7 +1,7 @@
 import { type AddressInfo, createServer } from 'node:net';
 import { type FakeProviderServer, fakeOpenAIServer } from '@bridle/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, requireBuild, runCli, startCli } from './cli-process';
+import { cliEnv, requireBuild, runCli, startCli, tempDir } from './cli-process';
 
 beforeAll(requireBuild);
 
@@ -67,5 +67,37 @@ describe('bridle serve', () => {
     const result = await runCli(['serve', '--port', 'http']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("option '--port <port>' argument 'http' is invalid");
+  });
+
+  it('--store, --workspace and --max-cost win over BRIDLE_STORE, BRIDLE_WORKSPACE and BRIDLE_MAX_COST_USD', async () => {
+    server = await fakeOpenAIServer([{ content: 'Flagged.', usage: { inputTokens: 1, outputTokens: 1 } }]);
+    const folder = tempDir('bridle-serve-workspace-');
+    const serve = startCli(['serve', '--port', '0', '--store', 'memory:', '-w', folder, '--max-cost', '0.5'], {
+      env: {
+        ...env(server),
+        // Each of these alone would stop the server from starting.
+        BRIDLE_STORE: 'sqlite:/dev/null/nowhere/bridle.db',
+        BRIDLE_WORKSPACE: '/',
+        BRIDLE_MAX_COST_USD: 'lots',
+      },
+    });
+    await serve.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/, 'stderr');
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(serve.stderr())?.[1] as string;
+    const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string }[] };
+    expect(models.data.map((model) => model.id)).toContain('bridle:coding');
+    const response = await fetch(`${url}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'hi', skill: 'assistant' }),
+    });
+    expect(await response.json()).toMatchObject({ answer: 'Flagged.', status: 'completed' });
+    serve.child.kill('SIGTERM');
+    expect((await serve.exited).code).toBe(0);
+  });
+
+  it('exits 2 on a --max-cost that is not a positive amount', async () => {
+    const result = await runCli(['serve', '--max-cost', 'lots']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("option '--max-cost <usd>' argument 'lots' is invalid");
   });
 });

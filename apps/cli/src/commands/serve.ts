@@ -1,10 +1,11 @@
+import { resolve } from 'node:path';
 import { ConfigError } from '@bridle/protocol';
 import { Command } from 'commander';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
 import { MCP_FLAG_HELP, type McpFlags, openMcpTools } from '../mcp-tools';
-import { collect, duration, positiveInteger } from '../parse-options';
+import { collect, dollars, duration, positiveInteger } from '../parse-options';
 import { addProjectFlags, type ProjectFlags } from '../project-flags';
 
 interface ServeFlags extends ProjectFlags, McpFlags {
@@ -19,6 +20,9 @@ interface ServeFlags extends ProjectFlags, McpFlags {
   allowedHosts?: string;
   corsOrigins?: string;
   rateLimit?: string;
+  store?: string;
+  workspace?: string;
+  maxCost?: number;
 }
 
 const list = (value: string) =>
@@ -63,6 +67,19 @@ export function serveCommand(context: CommandContext): Command {
       'origins allowed by CORS, comma list (default none: CORS off; $BRIDLE_CORS_ORIGINS)',
     )
     .option('--rate-limit <n/s|n/min>', 'requests per API token, else per address ($BRIDLE_RATE_LIMIT; default none)')
+    .option(
+      '--store <url>',
+      'where runs are journaled and sessions kept: memory:, sqlite:<file>, postgres://... ($BRIDLE_STORE, default memory:)',
+    )
+    .option(
+      '-w, --workspace <dir>',
+      'offer the coding skill over this folder; its writes, edits and commands wait for approval ($BRIDLE_WORKSPACE)',
+    )
+    .option(
+      '--max-cost <usd>',
+      'budget per run in US dollars: status budget_limit when reached ($BRIDLE_MAX_COST_USD)',
+      dollars,
+    )
     .addHelpText(
       'after',
       "\nThe API token is read from BRIDLE_API_TOKEN only (never a flag, so it stays out of process lists), from your\nshell or an --env-file: a folder's .env gives API keys only, never HOST, PORT or BRIDLE_* settings.",
@@ -75,8 +92,13 @@ export function serveCommand(context: CommandContext): Command {
 async function serve(context: CommandContext, flags: ServeFlags): Promise<number> {
   const { io } = context;
   const project = await loadCliProject(context, flags);
-  // Precedence: --model > BRIDLE_MODEL (read by the server) > the config files.
-  const modelId = flags.model ?? (io.env.BRIDLE_MODEL?.trim() ? undefined : project.config.model);
+  // Precedence: a flag > its variable (read by the server) > the config files.
+  const fromConfig = <T>(variable: string, value: T | undefined) => (io.env[variable]?.trim() ? undefined : value);
+  const modelId = flags.model ?? fromConfig('BRIDLE_MODEL', project.config.model);
+  const store = flags.store ?? fromConfig('BRIDLE_STORE', project.config.store);
+  const workspaceDir = flags.workspace ?? fromConfig('BRIDLE_WORKSPACE', project.config.workspace);
+  const workspace = workspaceDir === undefined ? undefined : resolve(io.cwd, workspaceDir);
+  const maxCostUsd = flags.maxCost ?? fromConfig('BRIDLE_MAX_COST_USD', project.config.maxCostUsd);
   // Loaded on demand: the server (Fastify) is only needed by this command.
   const { startServer } = await import('@bridle/server');
   const mcp = await openMcpTools(flags.mcp, project, io, context.errorStyle);
@@ -96,6 +118,9 @@ async function serve(context: CommandContext, flags: ServeFlags): Promise<number
     ...(flags.allowedHosts === undefined ? {} : { allowedHosts: list(flags.allowedHosts) }),
     ...(flags.corsOrigins === undefined ? {} : { corsOrigins: list(flags.corsOrigins) }),
     ...(flags.rateLimit === undefined ? {} : { rateLimit: flags.rateLimit }),
+    ...(store === undefined ? {} : { store }),
+    ...(workspace === undefined ? {} : { workspace }),
+    ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
   }).catch(async (error: NodeJS.ErrnoException & { port?: number; address?: string }) => {
     await mcp.close();
     throw listenError(error);
@@ -104,7 +129,7 @@ async function serve(context: CommandContext, flags: ServeFlags): Promise<number
   await new Promise<void>((resolve) => {
     const stop = () => {
       stopInterrupt();
-      process.off('SIGTERM', stop);
+      stopTerminate();
       io.stderr.write('bridle serve: shutting down (running work may finish first)\n');
       server
         .shutdown()
@@ -112,7 +137,7 @@ async function serve(context: CommandContext, flags: ServeFlags): Promise<number
         .then(resolve, resolve);
     };
     const stopInterrupt = io.onInterrupt(stop);
-    process.on('SIGTERM', stop);
+    const stopTerminate = io.onTerminate?.(stop) ?? (() => {});
   });
   return ExitCode.completed;
 }
