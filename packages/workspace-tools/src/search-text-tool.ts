@@ -117,6 +117,9 @@ function skip(collected: Collected, reason: string): void {
   collected.skipped.set(reason, (collected.skipped.get(reason) ?? 0) + 1);
 }
 
+/** Files read at once while collecting (reads wait on the disk and the thread pool, not on this thread). */
+const READ_AHEAD = 8;
+
 async function collectFiles(
   operations: WorkspaceOperations,
   path: string | undefined,
@@ -134,22 +137,40 @@ async function collectFiles(
     total += bytes.length;
     collected.files.push({ path: relative, text: bytes.toString('utf8') });
   };
+  // Up to READ_AHEAD reads run at once; they are taken in walk order, with the same rules as one at a time:
+  // a file that does not fit in what is left of maxTotalBytes is skipped as too large, and once the total
+  // reaches it the next file is where the search stopped.
+  const reading: { path: string; read: Promise<Buffer> }[] = [];
+  const takeOldest = async (): Promise<'stop' | undefined> => {
+    const { path: relative, read } = reading.shift() as { path: string; read: Promise<Buffer> };
+    if (total >= bounds.maxTotalBytes) {
+      collected.bytesStoppedAt ??= relative;
+      return 'stop';
+    }
+    try {
+      const bytes = await read;
+      if (bytes.length > bounds.maxTotalBytes - total) skip(collected, SKIP_REASONS.too_large as string);
+      else take(relative, bytes);
+    } catch (error) {
+      if (!WorkspaceError.isInstance(error)) throw error;
+      // Too large, hard-linked, or changed while walking: skip it, never follow it.
+      skip(collected, SKIP_REASONS[error.code] ?? 'changing or unreadable');
+    }
+    return undefined;
+  };
   try {
     const summary = await operations.walk(
       path,
       async (entry) => {
         if (entry.type !== 'file' || (matches !== undefined && !matches(entry.path))) return undefined;
         if (total >= bounds.maxTotalBytes) {
-          collected.bytesStoppedAt = entry.path;
+          collected.bytesStoppedAt ??= reading[0]?.path ?? entry.path;
           return 'stop';
         }
-        try {
-          take(entry.path, await entry.read(Math.min(bounds.maxFileBytes, bounds.maxTotalBytes - total)));
-        } catch (error) {
-          if (!WorkspaceError.isInstance(error)) throw error;
-          // Too large, hard-linked, or changed while walking: skip it, never follow it.
-          skip(collected, SKIP_REASONS[error.code] ?? 'changing or unreadable');
-        }
+        const read = entry.read(bounds.maxFileBytes);
+        read.catch(() => undefined); // observed in takeOldest; this keeps an early stop from leaving it unhandled
+        reading.push({ path: entry.path, read });
+        while (reading.length >= READ_AHEAD) if ((await takeOldest()) === 'stop') return 'stop';
         return undefined;
       },
       {
@@ -166,6 +187,8 @@ async function collectFiles(
     // `path` names a file: search just that one.
     take(path, await operations.readFile(path));
   }
+  // The walk waited for every read it let start; what is left is taken in order.
+  while (reading.length > 0) if ((await takeOldest()) === 'stop') break;
   return collected;
 }
 

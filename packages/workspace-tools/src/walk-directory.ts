@@ -1,4 +1,4 @@
-import { type BigIntStats, constants } from 'node:fs';
+import { type BigIntStats, constants, type Dirent } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { entryType, lstatOrUndefined, readSortedNames } from './directory-entries';
 import { DirectoryHandle, sameFile } from './directory-handle';
@@ -102,12 +102,31 @@ async function walkInto(
   depth: number,
   inherited: IgnoreRules | undefined,
 ): Promise<void> {
-  const { options } = state;
   const names = await readSortedNames(directory);
   let rules = inherited;
   if (rules !== undefined && names.some((dirent) => dirent.name === '.gitignore' && dirent.isFile())) {
     rules = rules.with(segments, await readIgnoreFile(directory));
   }
+  // Reads the visitor started without awaiting go through this directory's descriptor: they must settle
+  // before the caller closes it (a closed descriptor number may be reused by another directory).
+  const reads = new Set<Promise<Buffer>>();
+  try {
+    await visitEntries(state, directory, segments, depth, rules, names, reads);
+  } finally {
+    await Promise.allSettled(reads);
+  }
+}
+
+async function visitEntries(
+  state: WalkContext,
+  directory: DirectoryHandle,
+  segments: string[],
+  depth: number,
+  rules: IgnoreRules | undefined,
+  names: Dirent[],
+  reads: Set<Promise<Buffer>>,
+): Promise<void> {
+  const { options } = state;
   for (const dirent of names) {
     if (state.stopped) return;
     const childSegments = [...segments, dirent.name];
@@ -135,7 +154,13 @@ async function walkInto(
     const decision = await state.visit({
       path: relative,
       type,
-      read: (maxBytes) => readEntry(directory, dirent.name, maxBytes, stats),
+      read: (maxBytes) => {
+        const read = readEntry(directory, dirent.name, maxBytes, stats);
+        reads.add(read);
+        const settled = () => reads.delete(read);
+        read.then(settled, settled);
+        return read;
+      },
     });
     if (decision === 'stop') {
       state.stopped = true;

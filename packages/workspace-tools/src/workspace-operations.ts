@@ -33,7 +33,11 @@ export interface WalkEntry {
   /** Relative to the workspace root, "/"-separated. */
   path: string;
   type: EntryType;
-  /** Reads this file (if it is one), at most `maxBytes`, through the verified directory. */
+  /**
+   * Reads this file (if it is one), at most `maxBytes`, through the verified directory. It may be called
+   * during `visit` without awaiting it (to read several files at once): the walk keeps the directory open
+   * until every read started in it settled. Not after the walk returned.
+   */
   read(maxBytes: number): Promise<Buffer>;
 }
 

@@ -341,6 +341,28 @@ describe('search_text', () => {
     );
   });
 
+  it('reads at most maxTotalBytes in walk order: a file that no longer fits is skipped, the next at the cap is where it stopped', async () => {
+    const files: Record<string, string> = {
+      'a.txt': 'hit 1 ...\n',
+      'b.txt': 'hit 2 ...\n',
+      'c.txt': `hit 3 ${'x'.repeat(40)}\n`,
+      'd.txt': 'hit4\n',
+    };
+    // Enough files after the cap that reads ahead of it are in flight when it is reached.
+    for (let index = 0; index < 20; index++) files[`e${String(index).padStart(2, '0')}.txt`] = 'hit after the cap\n';
+    const { root } = await tempTree(files);
+    const tools = byName(workspaceTools(await Workspace.open(root), { search: { maxTotalBytes: 25 } }));
+    expect(await tools.search_text!.execute({ pattern: 'hit' }, context())).toBe(
+      [
+        'a.txt:1: hit 1 ...',
+        'b.txt:1: hit 2 ...',
+        'd.txt:1: hit4',
+        '[stopped after reading 25 bytes, at "e00.txt": it and the files after it (in name order) were not searched; narrow path or glob]',
+        '[files skipped: 1 over the size limit]',
+      ].join('\n'),
+    );
+  });
+
   it('stops a catastrophically backtracking pattern at the deadline', async () => {
     const { root } = await tempTree({ 'a.txt': `${'a'.repeat(40)}!\n` });
     const tools = byName(workspaceTools(await Workspace.open(root), { search: { timeoutMs: 300 } }));
