@@ -95,7 +95,8 @@ export function toSizedJobData(spec: RunJobSpec, maxPayloadBytes: number): { dat
   positive(spec, 'timeoutMs', 1);
   const runId = spec.runId === undefined ? randomUUID() : checkId('runId', spec.runId);
   const data: RunJobData = { ...spec, version: 1, runId };
-  const bytes = Buffer.byteLength(JSON.stringify(data));
+  // A worker reading a job (no limit) need not serialise it again.
+  const bytes = maxPayloadBytes === Number.POSITIVE_INFINITY ? 0 : Buffer.byteLength(JSON.stringify(data));
   if (bytes > maxPayloadBytes)
     throw new ConfigError(
       `Run job for run ${runId} is ${bytes} bytes, over the queue's limit of ${maxPayloadBytes} bytes (maxPayloadBytes): shorten the prompt or transcript, or raise maxPayloadBytes on the producer.`,

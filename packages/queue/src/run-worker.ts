@@ -192,15 +192,25 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       ],
     } as RunAgentOptions;
     try {
-      const journaled = await store.readRun(data.runId);
-      const result = journaled
-        ? await resumeRun(run)
-        : await runAgent({
-            ...run,
-            ...(await input(store, data)),
-            // Journaled in run_start: store.listRuns({ sessionId }) finds the session's queued runs.
-            ...(data.sessionId === undefined ? {} : { sessionId: data.sessionId }),
-          } as RunAgentOptions);
+      const start = async () =>
+        runAgent({
+          ...run,
+          ...(await input(store, data)),
+          // Journaled in run_start: store.listRuns({ sessionId }) finds the session's queued runs.
+          ...(data.sessionId === undefined ? {} : { sessionId: data.sessionId }),
+        } as RunAgentOptions);
+      // A job's first take starts its run: runAgent itself refuses a runId the store has (a job enqueued
+      // again after Redis lost it), and only then is the journal read, so a new run costs no extra read.
+      // Later takes (a retry, a dead or draining worker's job) resume it when it is journaled.
+      const first = (job.attemptsStarted ?? 0) <= 1 && job.attemptsMade === 0;
+      const result = first
+        ? await start().catch(async (error: unknown) => {
+            if (ConfigError.isInstance(error) && (await store.readRun(data.runId))) return resumeRun(run);
+            throw error;
+          })
+        : (await store.readRun(data.runId))
+          ? await resumeRun(run)
+          : await start();
       // BullMQ tries the job again after its backoff; the next attempt resumes the run from the journal.
       if (retry.reason !== undefined) throw new Error(retry.reason);
       if (result.status === 'model_error' && result.error !== undefined)

@@ -90,6 +90,23 @@ suite('@bridle/queue with Redis', () => {
     expect(calls).toEqual(['once#1', 'once#2']);
   });
 
+  it('a run enqueued again after its job was lost is reported from the journal, not run again', async () => {
+    const { queue, store, start } = await setup();
+    const calls: string[] = [];
+    const model = twoStepModel({ onCall: (prompt, step) => void calls.push(`${prompt}#${step}`) });
+    await start(testAgent(model));
+    await queue.enqueue({ prompt: 'lost', model: model.id, runId: 'run-lost' });
+    expect((await queue.settled('run-lost')).result?.answer).toBe('answer: lost');
+    await queue.queue.remove('run-lost');
+    expect((await queue.job('run-lost')).state).toBe('missing');
+    await queue.enqueue({ prompt: 'lost', model: model.id, runId: 'run-lost' });
+    const again = await queue.settled('run-lost');
+    expect(again).toMatchObject({ state: 'completed', attemptsMade: 1 });
+    expect(again.result).toMatchObject({ status: 'completed', answer: 'answer: lost', steps: 2 });
+    expect(calls).toEqual(['lost#1', 'lost#2']);
+    expect((await store.readRun('run-lost'))?.events.filter((event) => event.type === 'run_end')).toHaveLength(1);
+  });
+
   it('refuses an oversized payload or an invalid job at enqueue, naming the problem; nothing reaches the queue', async () => {
     const prefix = newPrefix();
     const queue = await openRunQueue({ redis: REDIS_URL, prefix, maxPayloadBytes: 1000 });
