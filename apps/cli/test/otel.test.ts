@@ -187,3 +187,27 @@ describe('bridle batch with OpenTelemetry', () => {
     expect(new Set(runs.map((span) => span.traceId)).size).toBe(2);
   });
 });
+
+describe('bridle chat with OpenTelemetry', () => {
+  it('exports one invoke_agent span per turn; with the opt-in a turn records the conversation so far', async () => {
+    server = await fakeOpenAIServer([
+      { content: 'Hi!', usage },
+      { content: 'Still here.', usage },
+    ]);
+    collector = await fakeOtlpCollector();
+    const result = await runCli(['chat'], {
+      env: env(server, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+      }),
+      input: 'hello\nare you there?\n',
+    });
+    expect(result.code).toBe(0);
+    const runs = collector.spans().filter((span) => span.name === 'invoke_agent');
+    expect(runs).toHaveLength(2);
+    const second = JSON.parse(String(runs[1]?.attributes['gen_ai.input.messages'])) as { role: string }[];
+    expect(second.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(JSON.stringify(second)).toContain('are you there?');
+    expect(received(collector)).not.toContain(KEY);
+  });
+});

@@ -4,6 +4,7 @@ import {
   type FakeProviderServer,
   fakeOpenAIServer,
   fakeOtlpCollector,
+  scriptedModel,
 } from '@bridle/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postJson, startTestServer } from './helpers';
@@ -114,5 +115,26 @@ describe('OpenTelemetry in the server', () => {
         env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_EXPORTER_OTLP_TIMEOUT: '0' },
       }),
     ).rejects.toThrow('OTEL_EXPORTER_OTLP_TIMEOUT must be a positive whole number of milliseconds');
+  });
+
+  it('logs one warning for a collector that cannot be reached; the runs answer as usual', async () => {
+    const closed = await fakeOtlpCollector();
+    const url = closed.url;
+    await closed.close();
+    const lines: string[] = [];
+    const server = await startTestServer({
+      model: scriptedModel(() => ({ content: 'ok', usage })),
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_TIMEOUT: '1000' },
+      logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } },
+    });
+    for (const prompt of ['one', 'two']) {
+      const { status, body } = await postJson(`${server.url}/api/chat`, { prompt });
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ answer: 'ok', status: 'completed' });
+    }
+    await server.shutdown();
+    const warnings = lines.map((line) => JSON.parse(line)).filter((entry) => /OpenTelemetry/.test(entry.msg));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ msg: 'could not send OpenTelemetry spans', endpoint: `${url}/v1/traces` });
   });
 });
