@@ -12,6 +12,9 @@ import { cliEnv, requireBuild, runCli, tempDir } from './cli-process';
 
 beforeAll(requireBuild);
 
+// Each test starts the CLI, which loads the OpenTelemetry SDK too: on a busy machine that takes seconds.
+const SLOW = { timeout: 60_000 };
+
 const KEY = 'sk-test-otel-NEVER-IN-A-SPAN-93b1';
 const usage = { inputTokens: 10, outputTokens: 5 };
 const calculatorThenAnswer = [
@@ -73,7 +76,7 @@ function expectRunTree(spans: FakeOtlpSpan[]) {
   return root;
 }
 
-describe('bridle run with OpenTelemetry', () => {
+describe('bridle run with OpenTelemetry', SLOW, () => {
   it('exports invoke_agent, chat and execute_tool spans before it exits, without content or keys by default', async () => {
     server = await fakeOpenAIServer(calculatorThenAnswer);
     collector = await fakeOtlpCollector();
@@ -168,7 +171,7 @@ describe('bridle run with OpenTelemetry', () => {
   });
 });
 
-describe('bridle batch with OpenTelemetry', () => {
+describe('bridle batch with OpenTelemetry', SLOW, () => {
   it('exports one invoke_agent span per item', async () => {
     server = await fakeOpenAIServer([
       { content: 'A.', usage },
@@ -188,7 +191,7 @@ describe('bridle batch with OpenTelemetry', () => {
   });
 });
 
-describe('bridle chat with OpenTelemetry', () => {
+describe('bridle chat with OpenTelemetry', SLOW, () => {
   it('exports one invoke_agent span per turn; with the opt-in a turn records the conversation so far', async () => {
     server = await fakeOpenAIServer([
       { content: 'Hi!', usage },
