@@ -19,6 +19,7 @@ import { redactCredentials } from './redact-credentials';
 import { registerPlugins } from './register-plugins';
 import { registerRoutes } from './register-routes';
 import { resolveSkills } from './resolve-skills';
+import { documentResponses } from './response-schemas';
 import { RunLimiter } from './run-limiter';
 import { buildRunProfiles } from './run-profiles';
 import { formatSchemaErrors, requestSchemas } from './schemas';
@@ -177,6 +178,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
   installErrorHandling(app);
   // A plain app.close() (without shutdown()) still sends the spans so far.
   if (telemetry !== undefined) app.addHook('onClose', () => telemetry.forceFlush());
+  documentResponses(app);
   registerPlugins(app, config, packageJson.version);
   if ((config.skillNames || config.workspace !== undefined) && !options.skills) {
     // As in the CLI, a workspace alone makes `coding` the default skill (assistant and analyst stay offered).

@@ -7,7 +7,7 @@ import OpenAI, { RateLimitError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { createServer } from '../src/index';
 import { defaultLogger } from '../src/server-logger';
-import { echoModel, json, postJson, rawRequest, startTestServer } from './helpers';
+import { echoModel, type Json, json, postJson, rawRequest, startTestServer } from './helpers';
 
 const TOKEN = 'a-test-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -42,6 +42,24 @@ describe('GET /openapi.json', () => {
         'POST /v1/responses',
       ].sort(),
     );
+    // Each route documents its success response (200; 202 for a started batch, 204 for a forgotten session).
+    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const expected =
+          path === '/api/batch' && method === 'post'
+            ? '202'
+            : path === '/api/sessions/{id}' && method === 'delete'
+              ? '204'
+              : '200';
+        expect(Object.keys(operation.responses ?? {}), `${method} ${path}`).toContain(expected);
+        if (expected !== '204') expect(operation.responses[expected].content, `${method} ${path}`).toBeDefined();
+      }
+    }
+    expect(
+      document.paths['/api/chat'].post.responses['200'].content['application/json'].schema.properties.runId,
+    ).toEqual({
+      type: 'string',
+    });
     expect(document.paths['/api/chat'].post.requestBody.content['application/json'].schema.required).toEqual([
       'prompt',
     ]);
