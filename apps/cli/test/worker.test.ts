@@ -4,7 +4,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { openRunQueue } from '@bridle/queue';
 import { openStore } from '@bridle/store';
-import { type FakeProviderServer, fakeOpenAIServer } from '@bridle/testing';
+import { type FakeProviderServer, fakeOpenAIServer, fakeOtlpCollector } from '@bridle/testing';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -142,6 +142,27 @@ suite('bridle worker', () => {
     expect(exit.code).toBe(0);
     expect(exit.stderr).toContain('bridle worker: stopping: draining 0 running job(s) (up to 30000 ms)');
     expect(exit.stderr).toMatch(/bridle worker: stopped\n$/);
+  }, 120_000);
+
+  it('sends each job as OpenTelemetry spans with OTEL_EXPORTER_OTLP_ENDPOINT, flushed when it stops', async () => {
+    server = await fakeOpenAIServer(() => ({ content: 'queued answer', usage }));
+    const collector = await fakeOtlpCollector();
+    cleanups.push(() => collector.close());
+    const { prefix, storeUrl, queue } = await deployment();
+    const worker = startWorker(
+      ['--redis', REDIS_URL, '--store', storeUrl, '--queue-prefix', prefix],
+      fakeOpenAIEnv(server, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url }),
+    );
+    await worker.waitFor('model openai:fake-model · skills assistant', 'stderr');
+    await queue.enqueue({ prompt: 'hi', model: 'openai:fake-model', runId: 'traced-1' });
+    expect((await queue.settled('traced-1')).result).toMatchObject({ status: 'completed' });
+    worker.child.kill('SIGTERM');
+    expect((await worker.exited).code).toBe(0);
+    const spans = collector.spans();
+    expect(spans.map((span) => span.name).sort()).toEqual(['chat fake-model', 'invoke_agent']);
+    const run = spans.find((span) => span.name === 'invoke_agent');
+    expect(run?.attributes['bridle.run_id']).toBe('traced-1');
+    expect(run?.resource['service.name']).toBe('bridle');
   }, 120_000);
 
   it('SIGTERM with a job running: it finishes within --drain-timeout, then the worker exits 0', async () => {
