@@ -1,3 +1,4 @@
+import { openStore } from '@bridle/store';
 import { describe, expect, it } from 'vitest';
 import { noteModel, noteTool, tempStoreUrl } from './durable-helpers';
 import { gatedModel, json, postJson, readSseFrames, startTestServer } from './helpers';
@@ -138,6 +139,21 @@ describe('GET /api/runs/:id/events', () => {
     expect(received[0]?.event).toBe('run_start');
     expect(received.at(-1)?.event).toBe('run_end');
     expect(received.at(-1)?.data.status).toBe('completed');
+  });
+});
+
+describe('GET /api/runs/:id/events of a run left running by a dead process', () => {
+  it('ends once the journal stayed still longer than a run may last (run timeout + shutdown grace)', async () => {
+    const store = await openStore('memory:');
+    // A run_start and nothing after: its process died mid-run (no server here runs it).
+    await store.appendEvents('orphan-run', [
+      { type: 'run_start', runId: 'orphan-run', sequence: 0, timestamp: new Date().toISOString(), model: 'test:gone' },
+    ]);
+    const server = await startTestServer({ model: noteModel(), store, runTimeoutMs: 300, shutdownGraceMs: 0 });
+    expect((await json(await fetch(`${server.url}/api/runs/orphan-run`))).status).toBe('running');
+    const frames = await readSseFrames(await fetch(`${server.url}/api/runs/orphan-run/events`));
+    expect(frames.map((frame) => [frame.id, frame.event])).toEqual([['0', 'run_start']]);
+    await store.close();
   });
 });
 

@@ -31,6 +31,8 @@ function own(runId: string) {
  * first, then live events while its current segment runs; the stream ends after that segment's
  * `run_end` (a finished or paused run: the replay, then the end). `Last-Event-ID: n` sends only events
  * after `n`; an `n` past the last event of a run that is not running is a 400 (no such event was sent).
+ * A run running elsewhere whose journal stays still for longer than a run may last here (run timeout +
+ * shutdown grace) is taken as left behind by a dead process: its stream ends instead of waiting for ever.
  */
 export function registerRunEventsRoute(app: FastifyInstance, context: ServerContext, paramsSchema: object): void {
   app.get<{ Params: { id: string } }>(
@@ -109,14 +111,23 @@ export function registerRunEventsRoute(app: FastifyInstance, context: ServerCont
         }
         return reply;
       }
-      // Not live here: a finished or paused run ends now; a running one (another process) is read again.
+      // Not live here: a finished or paused run ends now; a running one (another process) is read again,
+      // until its journal has been still for longer than a run may last here: its process died (or hangs).
       let status = stored?.status;
+      const staleMs = context.config.runTimeoutMs + context.config.shutdownGraceMs + POLL_MS;
+      let lastEventAt = Date.now();
       while (status === 'running' && !closed) {
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
         const again = await context.store.readRun(id).catch(() => undefined);
         if (!again) break;
+        const before = sent;
         for (const event of again.events.filter(isOwn)) send(event);
         status = again.status;
+        if (sent !== before) lastEventAt = Date.now();
+        else if (Date.now() - lastEventAt > staleMs) {
+          request.log.warn({ runId: id, staleMs }, 'the run has journaled nothing for too long: its stream ends');
+          break;
+        }
       }
       sse.end();
       return reply;
