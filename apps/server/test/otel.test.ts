@@ -46,7 +46,7 @@ async function chatOnce(extraEnv: Record<string, string>, options: { telemetry?:
   expect(body).toMatchObject({ answer: 'It is 42.', status: 'completed' });
   // Shutting down flushes the spans.
   await server.shutdown();
-  return { spans: collector.spans(), bytes: received(collector) };
+  return { spans: collector.spans(), sessionId: body.sessionId as string, bytes: received(collector) };
 }
 
 function received(otlp: FakeOtlpCollector): string {
@@ -71,12 +71,13 @@ function tree(spans: FakeOtlpSpan[]) {
 
 describe('OpenTelemetry in the server', () => {
   it('exports a /api/chat run as invoke_agent, chat and execute_tool spans, without content or keys', async () => {
-    const { spans, bytes } = await chatOnce({});
+    const { spans, sessionId, bytes } = await chatOnce({});
     const root = tree(spans);
     expect(root.resource['service.name']).toBe('bridle-server');
     expect(root.attributes).toMatchObject({
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.request.model': 'fake-model',
+      'gen_ai.conversation.id': sessionId,
       'gen_ai.usage.input_tokens': 20,
       'gen_ai.usage.output_tokens': 10,
     });

@@ -88,6 +88,8 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext, 
             tools: profile.tools,
             ...(profile.system === undefined ? {} : { system: profile.system }),
             messages: [...session.messages, { role: 'user', content: body.prompt }],
+            // In run_start too, so observers (the OpenTelemetry sink's gen_ai.conversation.id) see it.
+            sessionId: session.id,
             ...(body.maxSteps === undefined ? {} : { maxSteps: body.maxSteps }),
             timeoutMs: context.config.runTimeoutMs,
             signal,
