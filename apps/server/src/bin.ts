@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { loadWorkspaceEnv } from '@bridle/models';
 import { BridleError } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import { startServer } from './start-server';
 
 /**
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message = BridleError.isInstance(error) ? error.message : `Cannot start: ${(error as Error).message}`;
+  const message = BridleError.isInstance(error) ? error.message : `Cannot start: ${errorMessage(error)}`;
   process.stderr.write(`bridle-server: ${message}\n`);
   process.exitCode = BridleError.isInstance(error) && error.code === 'invalid_config' ? 2 : 1;
 });
