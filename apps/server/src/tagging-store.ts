@@ -24,7 +24,8 @@ export function taggingStore(store: Store): TaggingStore {
   const tagged = new Map<string, RunTags>();
   const withTags = (runId: string, events: RunEvent[]): RunEvent[] => {
     const tags = tagged.get(runId);
-    if (tags === undefined) return events;
+    // Only a segment's first append holds its run_start: the others pass through without a copy.
+    if (tags === undefined || !events.some((event) => event.type === 'run_start')) return events;
     return events.map((event) =>
       event.type === 'run_start'
         ? {
