@@ -1,6 +1,7 @@
 import type { RunEvent } from '@bridle/events';
 import { describe, expect, it } from 'vitest';
 import { compact, createRunRenderer, formatUsd, summarizeCommandResult } from './render-run';
+import { createStreamedMarkdown } from './streamed-markdown';
 import { createStyle } from './style';
 
 function sink() {
@@ -80,6 +81,33 @@ describe('createRunRenderer', () => {
       '! openai: 503 overloaded (attempt 1, retrying)',
       '✗ model_error: openai: 503 overloaded · 0 steps · 0 tool calls · 3 in / 4 out tokens',
       '',
+    ]);
+  });
+
+  it('with a Markdown renderer, writes each block rendered once complete; the rest before a stderr line', () => {
+    const all: string[] = [];
+    const tap = { write: (chunk: string) => all.push(chunk) > 0 };
+    const markdown = () => createStreamedMarkdown((text: string) => `<${text.trim()}>`);
+    const renderer = createRunRenderer({ stdout: tap, stderr: tap, style: createStyle(false), markdown });
+    const events = [
+      { type: 'text_delta', step: 1, text: '# Plan\nRead' },
+      { type: 'text_delta', step: 1, text: ' it.\n' },
+      { type: 'text_delta', step: 1, text: '- a' },
+      { type: 'model_end', step: 1, durationMs: 5, usage, toolCalls: 1, content: '' },
+      { type: 'tool_start', step: 1, callId: 'c1', name: 'read_file', arguments: {} },
+      { type: 'model_end', step: 2, durationMs: 5, usage, toolCalls: 0, content: '**Done**' },
+    ] as RunEvent[];
+    for (const event of events) renderer.onEvent({ ...base, ...event } as RunEvent);
+    renderer.finish({ status: 'completed', steps: 2, toolCalls: 1, usage });
+    expect(all).toEqual([
+      '<# Plan>',
+      // "- a" never got its line break, so the paragraph before it waits for the end of the step.
+      '\n\n<Read it.\n- a>',
+      '\n',
+      '→ read_file {}\n',
+      '<**Done**>',
+      '\n',
+      '✓ completed · 2 steps · 1 tool call · 3 in / 4 out tokens\n',
     ]);
   });
 

@@ -1,6 +1,7 @@
 import type { RunEvent } from '@bridle/events';
 import type { Usage } from '@bridle/protocol';
 import type { CliOutput } from './cli-io';
+import type { StreamedMarkdown } from './streamed-markdown';
 import type { Style } from './style';
 
 /** Options of {@link createRunRenderer}. */
@@ -13,6 +14,11 @@ export interface RunRendererOptions {
   style: Style;
   /** Longest rendering of tool arguments and results, in characters; default 120. */
   maxWidth?: number;
+  /**
+   * Renders the model's Markdown (block by block as it streams; one stream per step) instead of writing it as it
+   * came. Give it only for a colour terminal (`markdownFor`); without it the text goes out unchanged.
+   */
+  markdown?: (() => StreamedMarkdown) | undefined;
 }
 
 /** The outcome line's inputs (an `AgentResult` fits). */
@@ -79,13 +85,23 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   const maxWidth = options.maxWidth ?? 120;
   let lineOpen = false;
   const streamedSteps = new Set<number>();
+  const markdown = options.markdown?.();
 
   function text(chunk: string): void {
     if (chunk === '') return;
     stdout.write(chunk);
     lineOpen = !chunk.endsWith('\n');
   }
+  /** The model's text: as it came, or its completed Markdown blocks rendered. */
+  function modelText(chunk: string): void {
+    text(markdown ? markdown.push(chunk) : chunk);
+  }
+  /** Writes the rest of the model's Markdown (a step ended, or a line on stderr must come after it). */
+  function flushModelText(): void {
+    if (markdown) text(markdown.flush());
+  }
   function line(message: string): void {
+    flushModelText();
     if (lineOpen) {
       stdout.write('\n');
       lineOpen = false;
@@ -98,11 +114,12 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
       switch (event.type) {
         case 'text_delta':
           streamedSteps.add(event.step);
-          text(event.text);
+          modelText(event.text);
           break;
         case 'model_end':
           // A model without `stream` sends no deltas: show its text once the step ends.
-          if (!streamedSteps.has(event.step)) text(event.content);
+          if (!streamedSteps.has(event.step)) modelText(event.content);
+          flushModelText();
           if (event.toolCalls > 0 && lineOpen) text('\n');
           break;
         case 'model_error':

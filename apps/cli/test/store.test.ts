@@ -73,7 +73,9 @@ describe.skipIf(sqliteError !== undefined)('runs kept in the store (SQLite)', { 
     expect(runs.map((run) => run.status)).toEqual(['completed', 'completed']);
     for (const run of runs) expect(run.model).toBe('openai:fake-model');
     const plain = await runCli(['runs'], { cwd, env });
-    expect(plain.stdout.split('\n')[0]).toMatch(new RegExp(`^${runs[0]?.runId}  completed  openai:fake-model  \\d{4}-`));
+    expect(plain.stdout.split('\n')[0]).toMatch(
+      new RegExp(`^${runs[0]?.runId}  completed  openai:fake-model  \\d{4}-`),
+    );
     const none = await runCli(['runs', '--status', 'awaiting_approval'], { cwd, env });
     expect(none.stderr).toContain('No runs with status awaiting_approval in sqlite:.bridle/bridle.db');
   });

@@ -12,6 +12,7 @@ import type { CommandContext } from '../command-context';
 import { CHAT_HELP } from '../commands/chat';
 import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
+import { markdownFor } from '../markdown-for';
 import { type McpFlags, openMcpTools } from '../mcp-tools';
 import { createRunRenderer, type RunRenderer } from '../render-run';
 
@@ -35,6 +36,7 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
   const telemetry = await openCliTelemetry(context);
   const setup = await buildAgentSetup(flags, io, project.config);
   const stored = await openCliStore(context, flags, project.config);
+  const markdown = await markdownFor(io.stdout, context.outputStyle);
   let session: StoredSession;
   let mcp: Awaited<ReturnType<typeof openMcpTools>>;
   try {
@@ -137,7 +139,12 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
         continue;
       }
       running = new AbortController();
-      renderer = createRunRenderer({ stdout: io.stdout, stderr: io.stderr, style });
+      renderer = createRunRenderer({
+        stdout: io.stdout,
+        stderr: io.stderr,
+        style,
+        markdown,
+      });
       try {
         const result = await agent.run(line, { signal: running.signal });
         renderer.finish(result);

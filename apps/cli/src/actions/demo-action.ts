@@ -10,6 +10,7 @@ import type { CommandContext } from '../command-context';
 import { demoProjectDir } from '../demo-project-dir';
 import { demoScript } from '../demo-script';
 import { ExitCode } from '../exit-code';
+import { markdownFor } from '../markdown-for';
 import { printSummary } from '../print-summary';
 import { createRunRenderer } from '../render-run';
 
@@ -37,7 +38,8 @@ export async function demoAction(context: CommandContext, flags: DemoFlags): Pro
     const events: RunEvent[] = [];
     const observers: EventObserver[] = [(event) => events.push(event)];
     if (trace) observers.push(trace.onEvent);
-    const renderer = () => createRunRenderer({ stdout: out, stderr: out, style });
+    const markdown = await markdownFor(out, style);
+    const renderer = () => createRunRenderer({ stdout: out, stderr: out, style, markdown });
     const heading = (text: string) => out.write(`\n${style.bold(style.cyan(text))}\n`);
 
     out.write(

@@ -8,6 +8,7 @@ import { openCliTelemetry } from '../cli-telemetry';
 import type { CommandContext } from '../command-context';
 import { ExitCode, exitCodeForStatus } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
+import { markdownFor } from '../markdown-for';
 import { type McpFlags, openMcpTools } from '../mcp-tools';
 import { compact, createRunRenderer } from '../render-run';
 import { abortOnStopSignals } from '../stop-signals';
@@ -71,7 +72,12 @@ export async function resumeAction(context: CommandContext, runId: string, flags
         (await approve({ id: call.callId, name: call.name, arguments: call.arguments }, tool)) === true
       );
     });
-    const renderer = createRunRenderer({ stdout: io.stdout, stderr: io.stderr, style });
+    const renderer = createRunRenderer({
+      stdout: io.stdout,
+      stderr: io.stderr,
+      style,
+      markdown: await markdownFor(io.stdout, context.outputStyle),
+    });
     const result = await resumeRun({
       model: setup.model,
       tools,

@@ -8,6 +8,7 @@ import { openCliTelemetry } from '../cli-telemetry';
 import type { CommandContext } from '../command-context';
 import { ExitCode, exitCodeForStatus } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
+import { markdownFor } from '../markdown-for';
 import { type McpFlags, openMcpTools } from '../mcp-tools';
 import { readAll } from '../read-all';
 import { createRunRenderer } from '../render-run';
@@ -35,7 +36,12 @@ export async function runAction(
   const observers: EventObserver[] = [];
   const renderer = flags.json
     ? undefined
-    : createRunRenderer({ stdout: io.stdout, stderr: io.stderr, style: context.errorStyle });
+    : createRunRenderer({
+        stdout: io.stdout,
+        stderr: io.stderr,
+        style: context.errorStyle,
+        markdown: await markdownFor(io.stdout, context.outputStyle),
+      });
   if (renderer) observers.push(renderer.onEvent);
   const trace = flags.trace === undefined ? undefined : await openTrace(context, flags.trace);
   if (trace) observers.push(trace.onEvent);
