@@ -1,4 +1,4 @@
-import type { Attributes } from '@opentelemetry/api';
+import type { OtelAttributes } from './otel-types';
 
 /**
  * The GenAI attributes of a model id: `gen_ai.provider.name` (the part before the first `:`) and
@@ -6,12 +6,12 @@ import type { Attributes } from '@opentelemetry/api';
  * the server's host and port become `server.address` / `server.port`: the URL itself (which may hold
  * credentials in its user info or query string) never goes into a span.
  */
-export function modelIdAttributes(id: string): { model: string; attributes: Attributes } {
+export function modelIdAttributes(id: string): { model: string; attributes: OtelAttributes } {
   const separator = id.indexOf(':');
   if (separator <= 0) return { model: id, attributes: { 'gen_ai.request.model': id } };
   const provider = id.slice(0, separator);
   let model = id.slice(separator + 1);
-  const attributes: Attributes = { 'gen_ai.provider.name': provider };
+  const attributes: OtelAttributes = { 'gen_ai.provider.name': provider };
   if (model.includes('://')) {
     const hash = model.lastIndexOf('#');
     const base = hash >= 0 ? model.slice(0, hash) : model;

@@ -1,11 +1,21 @@
+import { type Tracer, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { describe, expect, it } from 'vitest';
-import type { OtelSinkOptions } from './otel-sink';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { type OtelSinkOptions, otelSink } from './otel-sink';
 import { at, CLIENT, ERROR, INTERNAL, ms, parentOf, setupOtel, UNSET } from './otel-test-setup';
+import type { OtelTracer } from './otel-types';
 import { sampleRun } from './test-events';
 import type { RunEvent } from './types';
 
 const usage = { inputTokens: 3, outputTokens: 4 };
+
+describe('otelSink types', () => {
+  it("takes the API's own Tracer, though its types never import @opentelemetry/api", () => {
+    // Checked by tsc (the package's typecheck): the real Tracer fits the structural OtelTracer.
+    expectTypeOf<Tracer>().toExtend<OtelTracer>();
+    expect(otelSink({ tracer: trace.getTracer('no-provider') }).openRuns).toBe(0);
+  });
+});
 
 describe('otelSink on a recorded run', () => {
   it('makes one invoke_agent span with a chat span per attempt and an execute_tool span per call', () => {

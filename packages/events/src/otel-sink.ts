@@ -1,6 +1,5 @@
 import { ConfigError } from '@bridle/protocol';
 import { integerOption } from '@bridle/protocol/internal';
-import type { Attributes, Context, Span, SpanKind, SpanStatusCode, Tracer } from '@opentelemetry/api';
 import {
   assistantMessages,
   jsonText,
@@ -12,12 +11,13 @@ import {
 } from './otel-content';
 import { modelIdAttributes } from './otel-model-id';
 import { epochMsOf, spanContext, toHrTime } from './otel-span-context';
+import type { OtelAttributes, OtelContext, OtelSpan, OtelTracer } from './otel-types';
 import type { EventObserver, RunEvent, RunEventOf } from './types';
 
 /** Options of {@link otelSink}. */
 export interface OtelSinkOptions {
   /** Where spans go, e.g. `trace.getTracer('my-app')` or `provider.getTracer('bridle')`. */
-  tracer: Tracer;
+  tracer: OtelTracer;
   /**
    * Record prompts, system prompts, answers, model text, tool arguments and tool results (and tool error
    * text) as span attributes. Default `false`: spans carry names, ids, counts, timings and statuses only.
@@ -42,22 +42,22 @@ export interface OtelSink {
   readonly openRuns: number;
 }
 
-// Numeric values of the API's enums: with a type-only import, the enums themselves are not available.
-const KIND_INTERNAL: SpanKind = 0;
-const KIND_CLIENT: SpanKind = 2;
-const STATUS_ERROR: SpanStatusCode = 2;
+// Numeric values of the API's enums (SpanKind, SpanStatusCode): this package never imports the API.
+const KIND_INTERNAL = 0;
+const KIND_CLIENT = 2;
+const STATUS_ERROR = 2;
 const DEFAULT_MAX_ATTRIBUTE_CHARS = 4096;
 const DEFAULT_MAX_OPEN_RUNS = 10_000;
 
 interface OpenSpan {
-  span: Span;
+  span: OtelSpan;
   startMs: number;
 }
 
 interface RunState extends OpenSpan {
-  context: Context;
+  context: OtelContext;
   /** Attributes every model span of the run starts with. */
-  modelAttributes: Attributes;
+  modelAttributes: OtelAttributes;
   modelName: string;
   /** Open model call spans by step (one attempt of a step is in flight at a time). */
   models: Map<number, OpenSpan>;
@@ -101,7 +101,7 @@ export function otelSink(options: OtelSinkOptions): OtelSink {
     }
   };
 
-  const fail = (span: Span, message: string, errorType: string) => {
+  const fail = (span: OtelSpan, message: string, errorType: string) => {
     span.setAttribute('error.type', errorType);
     span.setStatus({ code: STATUS_ERROR, message: truncate(message, maxChars) });
   };
@@ -149,8 +149,8 @@ export function otelSink(options: OtelSinkOptions): OtelSink {
       report(new Error(message));
     }
     const { model, attributes: modelAttributes } = modelIdAttributes(event.model);
-    const common: Attributes = { ...modelAttributes, 'bridle.run_id': event.runId };
-    const attributes: Attributes = { 'gen_ai.operation.name': 'invoke_agent', ...common };
+    const common: OtelAttributes = { ...modelAttributes, 'bridle.run_id': event.runId };
+    const attributes: OtelAttributes = { 'gen_ai.operation.name': 'invoke_agent', ...common };
     if (event.sessionId !== undefined) attributes['gen_ai.conversation.id'] = event.sessionId;
     if (captureContent && event.system !== undefined) {
       attributes['gen_ai.system_instructions'] = systemInstructions(event.system, maxChars);
@@ -176,7 +176,7 @@ export function otelSink(options: OtelSinkOptions): OtelSink {
     });
   };
 
-  const startChild = (run: RunState, name: string, kind: SpanKind, timestamp: string, attributes: Attributes) => {
+  const startChild = (run: RunState, name: string, kind: number, timestamp: string, attributes: OtelAttributes) => {
     const startMs = Math.max(epochMsOf(timestamp), run.startMs);
     const span = tracer.startSpan(name, { kind, startTime: toHrTime(startMs), attributes }, run.context);
     return { span, startMs };
@@ -233,7 +233,7 @@ export function otelSink(options: OtelSinkOptions): OtelSink {
         return;
       }
       case 'tool_start': {
-        const attributes: Attributes = {
+        const attributes: OtelAttributes = {
           'gen_ai.operation.name': 'execute_tool',
           'gen_ai.tool.name': event.name,
           'gen_ai.tool.call.id': event.callId,
