@@ -28,7 +28,7 @@ interface MemoryRun {
  * A store in this process's memory (`memory:`): for tests and throwaway runs. It keeps events and sessions
  * as JSON text, so it behaves like the database stores (later changes to an appended object do not reach
  * it, and what is read back is a fresh copy). Each `openStore('memory:')` is a new, empty store.
- * It holds at most `maxRuns` journals: a new run beyond that evicts the least recently updated run that
+ * It holds at most `maxRuns` journals: a new run beyond that evicts the run appended to least recently that
  * is not `running` (a long-lived server on `memory:` does not grow without end). Running runs are never
  * evicted, so the count passes `maxRuns` only while that many runs are running at once.
  */
@@ -57,20 +57,19 @@ export class MemoryStore implements Store {
       target.bySequence.set(event.sequence, event.json);
     }
     target.row = plan.row;
-    if (run === undefined) {
-      this.#runs.set(runId, target);
-      if (this.#runs.size > this.#maxRuns) this.#evictOne();
-    }
+    // The map is kept in order of the last append, least recent first: eviction takes from its front.
+    if (run !== undefined) this.#runs.delete(runId);
+    this.#runs.set(runId, target);
+    if (run === undefined && this.#runs.size > this.#maxRuns) this.#evictOne();
   }
 
-  /** Forgets the least recently updated run that is not running, if there is one. */
+  /** Forgets the run appended to least recently that is not running, if there is one. */
   #evictOne(): void {
-    let oldest: RunRow | undefined;
-    for (const { row } of this.#runs.values()) {
+    for (const [runId, { row }] of this.#runs) {
       if (row.status === 'running') continue;
-      if (oldest === undefined || newestFirst<RunRow>((item) => item.runId)(row, oldest) > 0) oldest = row;
+      this.#runs.delete(runId);
+      return;
     }
-    if (oldest !== undefined) this.#runs.delete(oldest.runId);
   }
 
   async readRun(runId: string): Promise<StoredRun | undefined> {

@@ -30,8 +30,8 @@ export interface OpenStoreOptions {
   /** Postgres: most pooled connections (default 10). */
   poolSize?: number;
   /**
-   * `memory:`: most run journals kept (default 1000); beyond it the least recently updated run that is not
-   * running is forgotten.
+   * `memory:`: most run journals kept (default 1000); beyond it the run appended to least recently that is
+   * not running is forgotten.
    */
   maxRuns?: number;
   /** Longest JSON text of one event, in characters (default 8 Mi). */

@@ -19,7 +19,7 @@ describe('memory:', () => {
     expect(first).toBeInstanceOf(MemoryStore);
   });
 
-  it('keeps at most maxRuns journals, forgetting the least recently updated run that is not running', async () => {
+  it('keeps at most maxRuns journals, forgetting the run appended to least recently that is not running', async () => {
     const store = await openStore('memory:', { maxRuns: 2 });
     const minute = (index: number) => Date.UTC(2025, 0, 1) + index * 60_000;
     const [a, b, c, d] = [
@@ -36,8 +36,8 @@ describe('memory:', () => {
     expect(await store.readRun('b')).toBeUndefined();
     await store.appendEvents('a', [a.end(1)]);
     await store.appendEvents('d', [d.start(0)]);
-    // 'a' ended at its second 1, before 'c' did: it is the least recently updated now.
-    expect((await store.listRuns()).map((run) => run.runId)).toEqual(['d', 'c']);
+    // 'a' was appended to after 'c': 'c' goes, though its events are later in time.
+    expect((await store.listRuns()).map((run) => run.runId)).toEqual(['d', 'a']);
   });
 
   it('lets running runs pass maxRuns rather than forget one', async () => {
