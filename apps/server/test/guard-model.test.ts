@@ -1,7 +1,7 @@
 import { ProviderError } from '@bridle/protocol';
 import { faultyModel, modelRequest, rejection, scriptedModel } from '@bridle/testing';
 import { describe, expect, it } from 'vitest';
-import { guardModel, UNEXPECTED_MODEL_ERROR } from './guard-model';
+import { guardModel, UNEXPECTED_MODEL_ERROR } from '../src/guard-model';
 
 describe('guardModel', () => {
   it('hides an unexpected error from clients and logs it; Bridle errors pass unchanged', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost } from './loopback';
-import { resolveServerConfig } from './server-config';
+import { isLoopbackHost } from '../src/loopback';
+import { resolveServerConfig } from '../src/server-config';
 
 describe('resolveServerConfig', () => {
   it('has the SPEC defaults', () => {

@@ -1,6 +1,6 @@
 import type { RunEvent } from '@bridle/protocol';
 import { describe, expect, it } from 'vitest';
-import { LiveRuns } from './live-runs';
+import { LiveRuns } from '../src/live-runs';
 
 const at = (sequence: number, runId = 'run-1') => ({ runId, sequence, timestamp: '2026-01-01T00:00:00.000Z' });
 const usage = { inputTokens: 1, outputTokens: 1 };

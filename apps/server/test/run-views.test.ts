@@ -1,6 +1,6 @@
 import type { RunEvent } from '@bridle/protocol';
 import { describe, expect, it } from 'vitest';
-import { publicEvent } from './run-views';
+import { publicEvent } from '../src/run-views';
 
 const base = { runId: 'r', sequence: 0, timestamp: '2026-01-01T00:00:00.000Z' };
 const usage = { inputTokens: 1, outputTokens: 1 };

@@ -1,7 +1,7 @@
 import { ConfigError, ContextLimitError, ModelResponseError, ProviderError, TranscriptError } from '@bridle/protocol';
 import { describe, expect, it } from 'vitest';
-import { httpFailure } from './http-status';
-import { ServerError } from './server-error';
+import { httpFailure } from '../src/http-status';
+import { ServerError } from '../src/server-error';
 
 describe('httpFailure: the one map from errors to HTTP statuses', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactCredentials } from './redact-credentials';
+import { redactCredentials } from '../src/redact-credentials';
 
 describe('redactCredentials', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createServer } from '../create-server';
-import { INSPECTOR_CSP, inspectorRoot } from './web-routes';
+import { createServer } from '../src/create-server';
+import { INSPECTOR_CSP, inspectorRoot } from '../src/routes/web-routes';
 
 describe('web inspector routes', () => {
   it.skipIf(!inspectorRoot() && process.env.CI !== 'true')(
