@@ -1,7 +1,7 @@
 import type { ApproveHook } from '@bridle/core';
 import { displayText } from '@bridle/models';
 import type { CliOutput } from './cli-io';
-import { compact } from './render-run';
+import { oneLinePreview } from './render-run';
 import type { Style } from './style';
 
 /** How tools that require approval are decided (`approval` of a config file; `--yes` means `yes`). */
@@ -72,7 +72,7 @@ export function createApprover(options: ApproverOptions): ApproveHook {
     const decide = async (): Promise<boolean> => {
       if (always.has(tool.name)) return true;
       if (options.signal?.aborted) return false;
-      const shown = displayText(compact(call.arguments, maxChars));
+      const shown = displayText(oneLinePreview(call.arguments, maxChars));
       const question = `${style.bold(`? ${name}`)} ${shown}\n  ${style.bold(`Allow? [y] yes  [n] no  [a] always for ${name}: `)}`;
       const answer = await raceAbort(ask(question), options.signal);
       const choice = answer?.trim().toLowerCase();

@@ -1,17 +1,5 @@
-export { type AgentFlags, type AgentSetup, buildAgentSetup } from './agent-setup';
-export { BUILT_IN_SKILLS } from './built-in-skills';
-export { type CliIO, type CliOutput, processIO } from './cli-io';
-export type { CommandContext } from './command-context';
-export { type CliCommandPreset, parseCommandPreset } from './command-preset';
-export { ExitCode, type ExitCodeValue, exitCodeForStatus } from './exit-code';
+// The `bridle` package's programmatic entry: the command line as a function. Everything else in src/ is internal
+// (the CLI's own modules import each other directly; nothing outside this package imported the 22 names that
+// were exported here before).
+export type { CliIO, CliOutput } from './cli-io';
 export { main } from './main';
-export { createProgram } from './program';
-export {
-  compact,
-  createRunRenderer,
-  type RunOutcome,
-  type RunRenderer,
-  type RunRendererOptions,
-  summarizeCommandResult,
-} from './render-run';
-export { colorEnabled, createStyle, type Style } from './style';

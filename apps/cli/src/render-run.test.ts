@@ -1,6 +1,6 @@
 import type { RunEvent } from '@bridle/events';
 import { describe, expect, it } from 'vitest';
-import { compact, createRunRenderer, formatUsd, summarizeCommandResult } from './render-run';
+import { createRunRenderer, formatUsd, oneLinePreview, summarizeCommandResult } from './render-run';
 import { createStreamedMarkdown } from './streamed-markdown';
 import { createStyle } from './style';
 
@@ -147,15 +147,15 @@ describe('createRunRenderer', () => {
   });
 });
 
-describe('compact', () => {
+describe('oneLinePreview', () => {
   it('collapses whitespace, serializes values and cuts to the width', () => {
-    expect(compact('a\n\n b', 10)).toBe('a b');
-    expect(compact({ a: 1 }, 10)).toBe('{"a":1}');
-    expect(compact(undefined, 10)).toBe('undefined');
-    expect(compact('abcdefghijk', 5)).toBe('abcd…');
+    expect(oneLinePreview('a\n\n b', 10)).toBe('a b');
+    expect(oneLinePreview({ a: 1 }, 10)).toBe('{"a":1}');
+    expect(oneLinePreview(undefined, 10)).toBe('undefined');
+    expect(oneLinePreview('abcdefghijk', 5)).toBe('abcd…');
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    expect(compact(cyclic, 20)).toBe('[object Object]');
+    expect(oneLinePreview(cyclic, 20)).toBe('[object Object]');
   });
 });
 

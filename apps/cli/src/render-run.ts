@@ -38,7 +38,7 @@ export interface RunRenderer {
 }
 
 /** One line, at most `max` characters: strings verbatim, other values as JSON, whitespace collapsed. */
-export function compact(value: unknown, max: number): string {
+export function oneLinePreview(value: unknown, max: number): string {
   let text: string;
   try {
     text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
@@ -127,10 +127,10 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
           if (event.willRetry) line(style.yellow(`! ${event.error} (attempt ${event.attempt}, retrying)`));
           break;
         case 'tool_start':
-          line(style.cyan(`→ ${event.name} ${compact(event.arguments, maxWidth)}`));
+          line(style.cyan(`→ ${event.name} ${oneLinePreview(event.arguments, maxWidth)}`));
           break;
         case 'tool_end': {
-          const result = summarizeCommandResult(event.result, maxWidth) ?? compact(event.result, maxWidth);
+          const result = summarizeCommandResult(event.result, maxWidth) ?? oneLinePreview(event.result, maxWidth);
           const took = style.dim(`${Math.round(event.durationMs)}ms`);
           line(
             event.isError

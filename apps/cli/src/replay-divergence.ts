@@ -1,6 +1,6 @@
 import { displayText } from '@bridle/models';
 import type { RunEvent } from '@bridle/protocol';
-import { compact } from './render-run';
+import { oneLinePreview } from './render-run';
 
 /** One tool call of a run as replay compares it. */
 export interface ToolOutcome {
@@ -62,7 +62,7 @@ export function runOutcome(events: readonly RunEvent[], runId: string): RunOutco
   };
 }
 
-const show = (value: unknown) => displayText(compact(value, 160));
+const show = (value: unknown) => displayText(oneLinePreview(value, 160));
 
 /**
  * The first difference between a recorded run and its replay, as one sentence naming the step and the

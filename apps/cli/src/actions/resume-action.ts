@@ -10,7 +10,7 @@ import { ExitCode, exitCodeForStatus } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
 import { markdownFor } from '../markdown-for';
 import { type McpFlags, openMcpTools } from '../mcp-tools';
-import { compact, createRunRenderer } from '../render-run';
+import { createRunRenderer, oneLinePreview } from '../render-run';
 import { abortOnStopSignals } from '../stop-signals';
 import { firstRunStart, readStoredRun } from '../stored-run';
 import { terminalQuestions } from '../terminal-questions';
@@ -171,7 +171,8 @@ async function decide(
   }
   if (!canAsk) {
     const list = left.map(
-      (call) => `${displayText(call.callId)} ${displayText(call.name)} ${displayText(compact(call.arguments, 200))}`,
+      (call) =>
+        `${displayText(call.callId)} ${displayText(call.name)} ${displayText(oneLinePreview(call.arguments, 200))}`,
     );
     throw new ConfigError(
       `Run ${run.runId} waits for approval of: ${list.join('; ')}. Decide with --approve <callId> or --deny <callId> (repeatable), or --yes to approve them all.`,
