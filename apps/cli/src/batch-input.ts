@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { type BatchItem, readLines } from '@bridle/batch';
 import { describeValue } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 
 /** A line of the input that could not be used, with its 1-based line number. */
 export interface BadLine {
@@ -40,7 +41,7 @@ export function parseInputLine(text: string, line: number): InputItem | BadLine 
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { line, error: `not valid JSON (${(error as Error).message})` };
+    return { line, error: `not valid JSON (${errorMessage(error)})` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { line, error: `expected an object like {"id": "a", "prompt": "..."}, got ${describeValue(value)}` };

@@ -1,5 +1,6 @@
 import type { BridleConfig } from '@bridle/models';
 import type { Store } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import { DEFAULT_STORE_URL, openStore, redactUrl } from '@bridle/store';
 import type { CommandContext } from './command-context';
 import type { StoreFlags } from './store-flag';
@@ -43,6 +44,6 @@ export async function openCliStore(
 }
 
 function nativeAddonMissing(error: unknown): boolean {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return /native addon/.test(message);
 }

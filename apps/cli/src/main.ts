@@ -1,4 +1,5 @@
 import { BridleError } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import { CommanderError } from 'commander';
 import { type CliIO, processIO } from './cli-io';
 import type { CommandContext } from './command-context';
@@ -35,7 +36,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       io.stderr.write(`${errorStyle.red(`bridle: ${error.message}`)}\n`);
       return ExitCode.usage;
     }
-    io.stderr.write(`${errorStyle.red(`bridle: ${error instanceof Error ? error.message : String(error)}`)}\n`);
+    io.stderr.write(`${errorStyle.red(`bridle: ${errorMessage(error)}`)}\n`);
     if (io.env.BRIDLE_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
     return ExitCode.failed;
   }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { McpConnection, McpServerConfig } from '@bridle/mcp';
 import type { ProjectConfig } from '@bridle/models';
 import type { Tool } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import type { CliIO } from './cli-io';
 import type { Style } from './style';
 
@@ -60,7 +61,7 @@ export async function openMcpTools(
         connections.push(connection);
         return await connection.tools();
       } catch (error) {
-        warn(`${(error as Error).message} (its tools are left out)`);
+        warn(`${errorMessage(error)} (its tools are left out)`);
         await connection?.close();
         return [];
       }

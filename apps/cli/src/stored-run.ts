@@ -1,11 +1,12 @@
 import type { RunEvent, Store, StoredRun } from '@bridle/protocol';
 import { ConfigError } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 
 /** Reads a run from the store; `ConfigError` (exit 2) naming the run and how to list runs when there is none. */
 export async function readStoredRun(store: Store, runId: string, where: string): Promise<StoredRun> {
   const run = await store.readRun(runId).catch((error: unknown) => {
     // A malformed id is the user's mistake, as an unknown one is.
-    throw new ConfigError(`Cannot read run ${JSON.stringify(runId)} from ${where}: ${(error as Error).message}`, {
+    throw new ConfigError(`Cannot read run ${JSON.stringify(runId)} from ${where}: ${errorMessage(error)}`, {
       cause: error,
     });
   });

@@ -1,3 +1,4 @@
+import { errorMessage } from '@bridle/protocol/internal';
 import {
   Client,
   SdkErrorCode,
@@ -108,7 +109,7 @@ async function attempt(
     const reason = session.closed || transport instanceof ProcessGroupTransport ? describeEnd(transport, '') : '';
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new Error(reason === '' ? message : `${message} (${reason})`, { cause: error });
   } finally {
     clearTimeout(timer);

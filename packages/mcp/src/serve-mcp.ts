@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { boundToolResult } from '@bridle/context';
 import type { Tool } from '@bridle/protocol';
-import { integerOption } from '@bridle/protocol/internal';
+import { errorMessage, integerOption } from '@bridle/protocol/internal';
 import { ToolRegistry } from '@bridle/registry';
 import { type CallToolResult, Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -114,7 +114,7 @@ export function serveMcp(tools: readonly Tool[], options: ServeMcpOptions = {}):
       const content = boundToolResult(text, maxResultChars);
       return { content: [{ type: 'text', text: content }], isError };
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return errorResult(
         controller.signal.aborted && timer !== undefined && !signal.aborted
           ? `Timed out after ${options.timeoutMs} ms: ${message}`

@@ -1,3 +1,5 @@
+import { errorMessage } from '@bridle/protocol/internal';
+
 const EXCERPT_LENGTH = 80;
 
 /** What {@link parseArguments} made of the arguments. */
@@ -19,7 +21,7 @@ export function parseArguments(args: unknown): ParsedArguments {
   try {
     return { ok: true, value: JSON.parse(args) };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return {
       ok: false,
       errors: [

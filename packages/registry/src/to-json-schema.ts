@@ -1,4 +1,5 @@
 import { ConfigError, describeValue, type JsonSchema } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
 import { checkJsonValue } from './check-json-value';
 import { isStandardSchema, type StandardSchemaV1 } from './standard-schema';
@@ -80,7 +81,7 @@ export function toJsonSchema(schema: JsonSchema | StandardSchemaV1): JsonSchema 
     try {
       source = schema['~standard'].jsonSchema.input({ target: 'draft-2020-12' });
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       throw new ConfigError(
         `The ${vendor} schema cannot be converted to JSON Schema (${reason}). Use only types JSON can carry (no dates, bigints, functions or transforms on inputs).`,
         { cause: error },

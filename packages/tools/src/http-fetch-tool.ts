@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { Tool, ToolContext } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import { type AddressCheck, checkAddress } from './check-address';
 import { decodeBody, isBinaryContentType } from './decode-body';
 import { fetchOnce, isRedirect } from './fetch-once';
@@ -208,7 +209,7 @@ function describeFailure(error: unknown): string {
       : `refused: ${error.message}`;
   }
   const code = (error as NodeJS.ErrnoException | undefined)?.code ?? '';
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA') return 'could not resolve the host name';
   if (code === 'ECONNREFUSED') return 'the connection was refused';
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'the connection was reset';

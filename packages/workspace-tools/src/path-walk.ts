@@ -1,6 +1,7 @@
 import { type BigIntStats, constants } from 'node:fs';
 import { lstat, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errorMessage } from '@bridle/protocol/internal';
 import { DirectoryHandle, type FileIdentity, sameFile } from './directory-handle';
 import { WorkspaceError } from './workspace-error';
 
@@ -147,6 +148,6 @@ export function fsFailure(error: unknown, relative: string): WorkspaceError {
     return new WorkspaceError('not_a_directory', `Refused: a parent of "${relative}" is not a directory.`);
   if (code === 'ENAMETOOLONG')
     return new WorkspaceError('invalid_path', `Refused: "${relative}" has a name that is too long.`);
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   return new WorkspaceError('io_error', `File system error on "${relative}": ${detail}`, { cause: error });
 }

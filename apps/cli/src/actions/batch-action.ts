@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { type BatchResult, runBatch } from '@bridle/batch';
 import { ConfigError } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import { createApprover } from '../approval-prompt';
 import { readBatchInput } from '../batch-input';
@@ -67,7 +68,7 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
     appender = openResultAppender(outPath);
   } catch (error) {
     throw new ConfigError(
-      `Cannot write the results to ${outPath}: ${(error as Error).message}. Give --out a file in an existing, writable folder.`,
+      `Cannot write the results to ${outPath}: ${errorMessage(error)}. Give --out a file in an existing, writable folder.`,
       { cause: error },
     );
   }

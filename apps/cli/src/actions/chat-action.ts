@@ -4,6 +4,7 @@ import { Agent } from '@bridle/core';
 import type { RunEvent } from '@bridle/events';
 import { displayText } from '@bridle/models';
 import type { Store, StoredSession, Usage } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import { createApprover } from '../approval-prompt';
 import { openCliStore } from '../cli-store';
@@ -177,7 +178,7 @@ export async function chatAction(context: CommandContext, flags: ChatFlags): Pro
     try {
       await stored.store.saveSession(session);
     } catch (error) {
-      io.stderr.write(style.yellow(`bridle: the session was not saved: ${(error as Error).message}\n`));
+      io.stderr.write(style.yellow(`bridle: the session was not saved: ${errorMessage(error)}\n`));
     }
   }
 

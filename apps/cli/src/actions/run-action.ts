@@ -1,6 +1,7 @@
 import { runAgent } from '@bridle/core';
 import { type EventObserver, jsonlSink } from '@bridle/events';
 import { ConfigError } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import { createApprover } from '../approval-prompt';
 import { openCliStore } from '../cli-store';
@@ -144,7 +145,7 @@ async function openTrace(context: CommandContext, file: string) {
     return jsonlSink(path);
   } catch (error) {
     throw new ConfigError(
-      `Cannot write the trace to ${path}: ${(error as Error).message}. Give a file in an existing, writable folder.`,
+      `Cannot write the trace to ${path}: ${errorMessage(error)}. Give a file in an existing, writable folder.`,
       { cause: error },
     );
   }
