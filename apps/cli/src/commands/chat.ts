@@ -1,12 +1,9 @@
 import { Command, Option } from 'commander';
 import type { ChatFlags } from '../actions/chat-action';
 import { addAgentFlags } from '../agent-flags';
+import { CHAT_HELP } from '../chat-help';
 import type { CommandContext } from '../command-context';
 import { positiveInteger } from '../parse-options';
-
-/** The commands inside `bridle chat`. */
-export const CHAT_HELP =
-  '/reset  forget the conversation\n/usage  tokens and runs so far\n/exit   leave (or Ctrl-D)\nCtrl-C cancels the answer in progress and keeps the conversation.';
 
 /** `bridle chat`: a REPL over one `Agent`, so the conversation carries from turn to turn. */
 export function chatCommand(context: CommandContext): Command {
