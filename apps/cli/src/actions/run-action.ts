@@ -1,3 +1,5 @@
+import { closeSync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { runAgent } from '@bridle/core';
 import { type EventObserver, jsonlSink } from '@bridle/events';
 import { ConfigError } from '@bridle/protocol';
@@ -135,8 +137,6 @@ async function resolvePrompt(
 }
 
 async function openTrace(context: CommandContext, file: string) {
-  const { resolve } = await import('node:path');
-  const { closeSync, openSync } = await import('node:fs');
   const path = resolve(context.io.cwd, file);
   try {
     // The sink opens its file lazily: open it here first, so an unwritable path stops before the run
