@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { type BatchResult, runBatch } from '@bridle/batch';
 import { ConfigError } from '@bridle/protocol';
 import { errorMessage } from '@bridle/protocol/internal';
-import { type AgentFlags, buildAgentSetup } from '../agent-setup';
+import { buildAgentSetup } from '../agent-setup';
 import { createApprover } from '../approval-prompt';
 import { readBatchInput } from '../batch-input';
 import { openResultAppender, type ResultAppender, readDoneIds, toResultLine } from '../batch-output';
@@ -12,18 +12,10 @@ import { openCliTelemetry } from '../cli-telemetry';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
-import { type McpFlags, openMcpTools } from '../mcp-tools';
+import { openMcpTools } from '../mcp-tools';
 import { isSameFile } from '../same-file';
 import { abortOnStopSignals } from '../stop-signals';
-import type { QueueBatchFlags } from './queued-batch-action';
-
-/** Flags of `bridle batch`. */
-export interface BatchFlags extends AgentFlags, McpFlags, QueueBatchFlags {
-  out: string;
-  concurrency: number;
-  retries: number;
-  retryFailed?: boolean;
-}
+import type { BatchFlags } from './batch-flags';
 
 /** The `batch` command's work; resolves with the exit code. */
 export async function batchAction(context: CommandContext, inputFile: string, flags: BatchFlags): Promise<number> {

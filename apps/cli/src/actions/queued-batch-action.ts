@@ -13,14 +13,8 @@ import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
 import { isSameFile } from '../same-file';
 import { abortOnStopSignals } from '../stop-signals';
-import type { BatchFlags } from './batch-action';
+import type { BatchFlags } from './batch-flags';
 import { queueSettings } from './worker-action';
-
-/** Flags `bridle batch` takes in queue mode (besides its own). */
-export interface QueueBatchFlags {
-  queue?: string;
-  queuePrefix?: string;
-}
 
 const SAFE_ID = /^[A-Za-z0-9_.-]{1,80}$/;
 
@@ -101,7 +95,7 @@ function toBatchResult(job: QueuedJob, item: InputItem, index: number): BatchRes
 export async function queuedBatchAction(
   context: CommandContext,
   inputFile: string,
-  flags: BatchFlags & QueueBatchFlags,
+  flags: BatchFlags,
 ): Promise<number> {
   const { io, errorStyle: style } = context;
   refuseWorkerSettings(flags);

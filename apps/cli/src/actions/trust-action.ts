@@ -9,8 +9,13 @@ import {
 } from '@bridle/models';
 import { ConfigError } from '@bridle/protocol';
 import type { CommandContext } from '../command-context';
-import type { TrustFlags } from '../commands/trust';
 import { ExitCode } from '../exit-code';
+
+/** Flags of `bridle trust`. */
+export interface TrustFlags {
+  list?: boolean;
+  revoke?: string;
+}
 
 /** The `trust` command's work; resolves with the exit code. */
 export async function trustAction(

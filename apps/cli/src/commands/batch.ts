@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { BatchFlags } from '../actions/batch-action';
+import type { BatchFlags } from '../actions/batch-flags';
 import { addAgentFlags } from '../agent-flags';
 import type { CommandContext } from '../command-context';
 import { nonNegativeInteger, positiveInteger } from '../parse-options';

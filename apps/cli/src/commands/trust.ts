@@ -1,11 +1,6 @@
 import { Command } from 'commander';
+import type { TrustFlags } from '../actions/trust-action';
 import type { CommandContext } from '../command-context';
-
-/** Flags of `bridle trust`. */
-export interface TrustFlags {
-  list?: boolean;
-  revoke?: string;
-}
 
 /** `bridle trust [DIR]`, `--list`, `--revoke DIR`: the folders whose config files Bridle may use. */
 export function trustCommand(context: CommandContext): Command {

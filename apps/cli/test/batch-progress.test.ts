@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createBatchProgressView } from './batch-progress';
-import { createStyle } from './style';
+import { createBatchProgressView } from '../src/batch-progress';
+import { createStyle } from '../src/style';
 
 const snapshot = { total: 2, done: 1, succeeded: 0, failed: 1, aborted: 0, running: 1, pending: 0, retries: 0 };
 const result = {

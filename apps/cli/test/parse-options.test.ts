@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { collect, duration, nonNegativeInteger, positiveInteger } from './parse-options';
+import { collect, duration, nonNegativeInteger, positiveInteger } from '../src/parse-options';
 
 describe('option parsers', () => {
   it('parses positive and non-negative integers', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colorEnabled, createStyle } from './style';
+import { colorEnabled, createStyle } from '../src/style';
 
 describe('colorEnabled', () => {
   const tty = { write: () => true, isTTY: true };

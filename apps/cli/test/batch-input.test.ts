@@ -4,7 +4,7 @@ import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseInputLine, readBatchInput } from './batch-input';
+import { parseInputLine, readBatchInput } from '../src/batch-input';
 
 let dir: string;
 beforeEach(() => {

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { parseCommandPreset } from './command-preset';
+import { parseCommandPreset } from '../src/command-preset';
 
 describe('parseCommandPreset', () => {
   it('splits the command into a program and fixed arguments, quotes respected', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { markdownFor } from './markdown-for';
-import { createStyle } from './style';
-import { createTerminalMarkdown } from './terminal-markdown';
+import { markdownFor } from '../src/markdown-for';
+import { createStyle } from '../src/style';
+import { createTerminalMarkdown } from '../src/terminal-markdown';
 
 const ESC = '\u001b';
 const strip = (text: string) => text.replaceAll(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '');

@@ -2,7 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_RESULT_LINE_BYTES, openResultAppender, type ResultLine, readDoneIds, toResultLine } from './batch-output';
+import {
+  MAX_RESULT_LINE_BYTES,
+  openResultAppender,
+  type ResultLine,
+  readDoneIds,
+  toResultLine,
+} from '../src/batch-output';
 
 let dir: string;
 beforeEach(() => {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliIO } from './cli-io';
-import { main } from './main';
+import type { CliIO } from '../src/cli-io';
+import { main } from '../src/main';
 
 let dir: string;
 beforeEach(() => {

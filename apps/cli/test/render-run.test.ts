@@ -1,8 +1,8 @@
 import type { RunEvent } from '@bridle/events';
 import { describe, expect, it } from 'vitest';
-import { createRunRenderer, formatUsd, oneLinePreview, summarizeCommandResult } from './render-run';
-import { createStreamedMarkdown } from './streamed-markdown';
-import { createStyle } from './style';
+import { createRunRenderer, formatUsd, oneLinePreview, summarizeCommandResult } from '../src/render-run';
+import { createStreamedMarkdown } from '../src/streamed-markdown';
+import { createStyle } from '../src/style';
 
 function sink() {
   const writes: string[] = [];

@@ -1,7 +1,7 @@
 import type { Tool, ToolCall } from '@bridle/protocol';
 import { describe, expect, it } from 'vitest';
-import { createApprover } from './approval-prompt';
-import { createStyle } from './style';
+import { createApprover } from '../src/approval-prompt';
+import { createStyle } from '../src/style';
 
 const tool = (name: string) => ({ name, description: '', parameters: {}, execute: () => '' }) as Tool;
 const call = (id: string, name: string, args: unknown = {}): ToolCall => ({ id, name, arguments: args });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createStreamedMarkdown } from './streamed-markdown';
-import { createTerminalMarkdown } from './terminal-markdown';
+import { createStreamedMarkdown } from '../src/streamed-markdown';
+import { createTerminalMarkdown } from '../src/terminal-markdown';
 
 /** Marks each rendered block, so the tests see exactly which blocks were rendered when. */
 const bracket = (markdown: string) => `[${markdown.trim()}]`;
