@@ -1,6 +1,6 @@
 /**
  * Scale-out throughput and overhead of @bridle/queue: 200 items on 1, 2 and 4 worker processes (each
- * concurrency 4, the CLI default), a fake model answering after 100 ms, runs journaled in Postgres. Reports
+ * concurrency 4, the CLI default, or BRIDLE_BENCH_CONCURRENCY), a fake model answering after 100 ms, runs journaled in Postgres. Reports
  * items/s for each, the scaling ratio against one worker and the worker processes' CPU per item
  * (after their startup; Postgres and Redis not counted); then, on idle workers, the overhead from
  * enqueue to the job's first model request (p50/p99 over 100 jobs sent one at a time).
@@ -20,7 +20,8 @@ const REDIS = process.env.BRIDLE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const POSTGRES = process.env.BRIDLE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ITEMS = 200;
 const LATENCY_MS = 100;
-const CONCURRENCY = 4;
+/** Jobs each worker runs at once: the CLI default 4, or BRIDLE_BENCH_CONCURRENCY (1 measures workers as the only unit of scale). */
+const CONCURRENCY = Number(process.env.BRIDLE_BENCH_CONCURRENCY ?? 4);
 
 /** A worker process: `scale.mjs worker <prefix> <schema>`; its model answers with the time of the request. */
 async function worker(prefix: string, schema: string): Promise<void> {
