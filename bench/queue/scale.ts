@@ -21,6 +21,7 @@ const POSTGRES = process.env.BRIDLE_TEST_POSTGRES_URL ?? 'postgres://postgres@12
 const ITEMS = 200;
 const LATENCY_MS = 100;
 /** Jobs each worker runs at once: the CLI default 4, or BRIDLE_BENCH_CONCURRENCY (1 measures workers as the only unit of scale). */
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: a benchmark's knob; benchmarks are not turbo tasks
 const CONCURRENCY = Number(process.env.BRIDLE_BENCH_CONCURRENCY ?? 4);
 
 /** A worker process: `scale.mjs worker <prefix> <schema>`; its model answers with the time of the request. */
