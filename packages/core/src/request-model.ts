@@ -22,16 +22,26 @@ export interface StepRequest {
   tools: readonly ToolDefinition[];
 }
 
-/** The request of one attempt; its `signal` (a per-call signal) is created only if the model reads it. */
-function modelRequest(request: StepRequest, call: CallSignal): ModelRequest {
-  return {
-    system: request.system,
-    messages: request.messages,
-    tools: request.tools,
-    get signal() {
-      return call.signal;
-    },
-  };
+/**
+ * The request of one attempt; its `signal` (a per-call signal) is created only if the model reads it. A
+ * class rather than an object literal with a getter: one is made per model call.
+ */
+class AttemptRequest implements ModelRequest {
+  readonly system: string | undefined;
+  readonly messages: readonly Message[];
+  readonly tools: readonly ToolDefinition[];
+  readonly #call: CallSignal;
+
+  constructor(request: StepRequest, call: CallSignal) {
+    this.system = request.system;
+    this.messages = request.messages;
+    this.tools = request.tools;
+    this.#call = call;
+  }
+
+  get signal(): AbortSignal {
+    return this.#call.signal;
+  }
 }
 
 /**
@@ -49,7 +59,7 @@ export async function requestModel(run: RunContext, request: StepRequest): Promi
     const call = scope.child();
     let failure: unknown;
     try {
-      const response = await callModel(options.model, modelRequest(request, call), {
+      const response = await callModel(options.model, new AttemptRequest(request, call), {
         scope,
         stream: options.stream,
         onTextDelta,

@@ -4,8 +4,8 @@ import { errorMessage, isThenable } from '@bridle/protocol/internal';
 import type { ValidationResult } from '@bridle/registry';
 import type { Batch } from './loop-state';
 import type { RunContext } from './run-context';
-import { RUN_LINK } from './run-link';
 import type { CancelReason } from './run-scope';
+import { CallContext } from './tool-context';
 import { type ToolOutcome, toolResultText } from './tool-result-text';
 
 /** The result of an interrupted call that is not safe to run twice. */
@@ -59,16 +59,7 @@ function rejected(error: unknown, call: ToolCall, run: RunContext, what: string)
 function execute(tool: Tool, value: unknown, call: ToolCall, run: RunContext): ToolOutcome | Promise<ToolOutcome> {
   const { scope } = run;
   const child = scope.child();
-  const runId = run.state.runId;
-  const toolContext = {
-    get signal() {
-      return child.signal;
-    },
-    callId: call.id,
-    runId,
-    idempotencyKey: `${runId}:${call.id}`,
-    [RUN_LINK]: run.link,
-  };
+  const toolContext = new CallContext(call.id, run.state.runId, child, run.link);
   let result: unknown;
   try {
     result = tool.execute(value, toolContext);

@@ -74,7 +74,10 @@ export interface ToolDefinition {
 
 /** Passed to every tool execution. */
 export interface ToolContext {
-  /** Aborted when the run is cancelled or times out: stop work and reject promptly. */
+  /**
+   * Aborted when the run is cancelled or times out: stop work and reject promptly. Made on first read (an
+   * accessor, like `ModelRequest.signal`): a copy of the context passes it on by name.
+   */
   signal: AbortSignal;
   /** The id of the tool call being executed (the model's id). */
   callId: string;
@@ -157,7 +160,9 @@ export interface ModelRequest {
   tools: readonly ToolDefinition[];
   /**
    * Aborted when the run is cancelled (its `signal`) or passes its deadline (`timeoutMs`); its `reason` is the
-   * cause. The adapter passes it to the HTTP request, and a model rejects promptly once it aborts.
+   * cause. The adapter passes it to the HTTP request, and a model rejects promptly once it aborts. Core makes it
+   * on first read (an accessor: an `AbortController` costs microseconds, and most models in tests never look), so
+   * a wrapper that copies the request passes it on by name: `{ ...request, messages, signal: request.signal }`.
    */
   signal: AbortSignal;
 }

@@ -64,7 +64,7 @@ export function faultyModel(inner: Model, schedule: FaultSchedule): FaultyModel 
     faults,
     async generate(request: ModelRequest): Promise<ModelResponse> {
       const index = requests.length;
-      requests.push({ ...request, messages: [...request.messages] });
+      requests.push({ ...request, signal: request.signal, messages: [...request.messages] });
       const fault = faultAt(index);
       faults.push(fault);
       switch (fault?.type) {

@@ -42,7 +42,7 @@ export function replayModel(events: readonly RunEvent[], options: { id?: string 
     responses,
     async generate(request) {
       const index = requests.length;
-      requests.push({ ...request, messages: [...request.messages], tools: [...request.tools] });
+      requests.push({ ...request, signal: request.signal, messages: [...request.messages], tools: [...request.tools] });
       if (request.signal.aborted) throw request.signal.reason;
       const response = responses[index];
       if (response === undefined) {

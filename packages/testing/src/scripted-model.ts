@@ -38,7 +38,7 @@ export function scriptedModel(script: Script, options: ScriptedModelOptions = {}
 
   async function respond(request: ModelRequest): Promise<ModelResponse> {
     const callIndex = requests.length;
-    requests.push({ ...request, messages: [...request.messages], tools: [...request.tools] });
+    requests.push({ ...request, signal: request.signal, messages: [...request.messages], tools: [...request.tools] });
     if (request.signal.aborted) throw abortError(request.signal);
     let step: ScriptStep | undefined;
     if (typeof script === 'function') step = script;
