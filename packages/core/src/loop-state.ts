@@ -64,10 +64,9 @@ export function newBatch(
   calls: readonly ToolCall[],
   recorded: ToolCall[],
 ): Batch {
-  return {
+  const batch: Batch = {
     step,
     content,
-    ...(providerData === undefined ? {} : { providerData }),
     calls,
     recorded,
     decisions: new Map(),
@@ -75,4 +74,6 @@ export function newBatch(
     results: new Map(),
     interrupted: new Set(),
   };
+  if (providerData !== undefined) batch.providerData = providerData;
+  return batch;
 }

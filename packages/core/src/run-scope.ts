@@ -23,11 +23,14 @@ export class RunScope {
   // Pending races and sleeps: one listener on the run signal serves them all (a Set, not a listener each).
   private readonly waiters = new Set<(reason: CancelReason) => void>();
   private readonly callerSignal: AbortSignal | undefined;
+  // Without a caller signal or a deadline nothing can cancel the run: `race` has nothing to race against.
+  private readonly cancellable: boolean;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly onCallerAbort = () => this.cancel('aborted', this.callerSignal?.reason);
 
   constructor(options: { signal?: AbortSignal; timeoutMs?: number }) {
     this.callerSignal = options.signal;
+    this.cancellable = options.signal !== undefined || options.timeoutMs !== undefined;
     this.deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.timeoutMs;
     if (options.signal?.aborted) {
       this.cancel('aborted', options.signal.reason);
@@ -50,6 +53,7 @@ export class RunScope {
 
   /** Settles like `promise`, or rejects with {@link Cancelled} as soon as the run is cancelled. */
   race<T>(promise: PromiseLike<T>): Promise<T> {
+    if (!this.cancellable) return Promise.resolve(promise);
     if (this.reason) {
       // Nobody will wait for it any more: keep its late rejection from becoming an unhandled one.
       promise.then(undefined, noop);

@@ -6,6 +6,7 @@ import type { JsonValue } from './types';
  * it is one. Iterative, so nesting depth cannot overflow the stack. Never throws.
  */
 export function jsonValueProblem(value: unknown): string | undefined {
+  if (isFlatJson(value)) return undefined;
   const stack: { value: unknown; path: string }[] = [{ value, path: '$' }];
   const seen = new Set<object>();
   while (stack.length > 0) {
@@ -33,6 +34,34 @@ export function jsonValueProblem(value: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A JSON primitive other than a non-finite number: what a flat object or array may hold. */
+function isJsonLeaf(value: unknown): boolean {
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
+}
+
+/**
+ * The common case, without paths or a `seen` set: a JSON leaf, or a plain object or array of leaves (most
+ * tool call arguments). False means "walk it", not "not JSON".
+ */
+function isFlatJson(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return isJsonLeaf(value);
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (!isJsonLeaf(value[index])) return false;
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || !isJsonLeaf((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }
 
 /** True when `value` is a {@link JsonValue}: see {@link jsonValueProblem}. */

@@ -36,21 +36,23 @@ export function validateModelResponse(value: unknown): asserts value is ModelRes
   const { toolCalls, usage, finishReason, providerData, model } = value;
   if (toolCalls !== undefined) {
     if (!Array.isArray(toolCalls)) fail(`toolCalls must be an array when present, got ${describeValue(toolCalls)}`);
-    const ids = new Set<string>();
-    toolCalls.forEach((call: unknown, index) => {
-      const at = `toolCalls[${index}]`;
-      if (!isPlainObject(call)) fail(`${at} must be an object, got ${describeValue(call)}`);
+    const ids = toolCalls.length > 1 ? new Set<string>() : undefined;
+    for (let index = 0; index < toolCalls.length; index++) {
+      const call: unknown = toolCalls[index];
+      if (!isPlainObject(call)) fail(`toolCalls[${index}] must be an object, got ${describeValue(call)}`);
       if (typeof call.id !== 'string' || call.id === '')
-        fail(`${at}.id must be a non-empty string, got ${describeValue(call.id)}`);
+        fail(`toolCalls[${index}].id must be a non-empty string, got ${describeValue(call.id)}`);
       if (typeof call.name !== 'string' || call.name === '')
-        fail(`${at}.name must be a non-empty string, got ${describeValue(call.name)}`);
-      if (!Object.hasOwn(call, 'arguments')) fail(`${at} has no own "arguments" key`);
+        fail(`toolCalls[${index}].name must be a non-empty string, got ${describeValue(call.name)}`);
+      if (!Object.hasOwn(call, 'arguments')) fail(`toolCalls[${index}] has no own "arguments" key`);
       // `undefined` arguments (a call with none) reach the registry, which tells the model.
       const argumentsProblem = call.arguments === undefined ? undefined : jsonValueProblem(call.arguments);
-      if (argumentsProblem) fail(`${at}.arguments must be JSON (${argumentsProblem.replace('$', 'arguments')})`);
-      if (ids.has(call.id)) fail(`${at}.id ${JSON.stringify(call.id)} is used by an earlier call of the same response`);
-      ids.add(call.id);
-    });
+      if (argumentsProblem)
+        fail(`toolCalls[${index}].arguments must be JSON (${argumentsProblem.replace('$', 'arguments')})`);
+      if (ids?.has(call.id))
+        fail(`toolCalls[${index}].id ${JSON.stringify(call.id)} is used by an earlier call of the same response`);
+      ids?.add(call.id);
+    }
   }
   if (usage !== undefined) {
     if (!isPlainObject(usage)) fail(`usage must be an object when present, got ${describeValue(usage)}`);

@@ -93,6 +93,16 @@ describe('validateModelResponse: second-release fields', () => {
     expect(() => validateModelResponse(call({ f: () => 1 }))).toThrow(/arguments\.f: a function is not JSON/);
     expect(() => validateModelResponse(call([Number.NaN]))).toThrow(/arguments\[0\]: NaN is not a JSON number/);
     expect(() => validateModelResponse(call(new Date(0)))).toThrow(/a Date instance is not JSON/);
+    // Flat values (only primitives inside) follow the same rules.
+    class Point {
+      x = 1;
+    }
+    expect(() => validateModelResponse(call(new Point()))).toThrow(/arguments: a Point instance is not JSON/);
+    expect(() => validateModelResponse(call({ a: 1, b: Number.POSITIVE_INFINITY }))).toThrow(
+      /arguments\.b: Infinity is not a JSON number/,
+    );
+    expect(() => validateModelResponse(call(Object.create({ inherited: 1 })))).toThrow(/an? \w+ instance is not JSON/);
+    expect(() => validateModelResponse(call({ a: 'x', b: null, c: true, d: -0.5 }))).not.toThrow();
   });
 
   it('accepts raw strings, deep JSON and optional usage fields', () => {

@@ -68,6 +68,8 @@ export interface JsonValueCheck {
  * Iterative (no recursion), so any depth is safe. Returns `$.path: message` lines; never throws.
  */
 export function checkJsonValue(value: unknown, limits: ResolvedLimits): JsonValueCheck {
+  const flat = flatNodes(value, limits.maxNodes);
+  if (flat !== undefined) return { errors: [], nodes: flat };
   const errors: string[] = [];
   const stack: Frame[] = [];
   let nodes = 0;
@@ -122,6 +124,39 @@ export function checkJsonValue(value: unknown, limits: ResolvedLimits): JsonValu
     for (let index = queue.length - 1; index >= 0; index--) stack.push(queue[index]!);
   }
   return { errors, nodes };
+}
+
+function isLeaf(value: unknown): boolean {
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
+}
+
+/**
+ * The common case without frames, paths or closures: a plain object or an array holding only JSON
+ * primitives (most tool call arguments), within `maxNodes`. Its node count, or `undefined` for "walk it".
+ */
+function flatNodes(value: unknown, maxNodes: number): number | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  let nodes = 1;
+  try {
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++) if (!isLeaf(value[index])) return undefined;
+      nodes += value.length;
+    } else {
+      if (!isPlainObject(value)) return undefined;
+      for (const key in value) {
+        if (!Object.hasOwn(value, key) || !isLeaf((value as Record<string, unknown>)[key])) return undefined;
+        nodes += 1;
+      }
+    }
+  } catch {
+    return undefined; // a getter threw: the walk reports it with its path
+  }
+  return nodes <= maxNodes ? nodes : undefined;
 }
 
 /** The shallowest frame of the chain ending at `deepest` whose value also encloses it, if any. */

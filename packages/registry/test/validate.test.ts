@@ -140,6 +140,15 @@ describe('validate: values that are not JSON never throw', () => {
     expect(validate({ a: shared, b: shared }, open)).toEqual([]);
   });
 
+  test('a class instance holding only primitives', () => {
+    class Point {
+      x = 1;
+    }
+    expect(validate(new Point(), open)).toEqual([
+      '$: a Point is not plain JSON; use null, a boolean, a string, a finite number, an array or a plain object',
+    ]);
+  });
+
   test('a getter that throws', () => {
     const value = {
       get x() {
@@ -236,6 +245,11 @@ describe('validate: limits', () => {
       '$: the value holds more than 100000 values (array items and properties); send less data',
     ]);
     expect(validate([1, 2, 3], {}, { maxNodes: 3 })).toEqual([
+      '$: the value holds more than 3 values (array items and properties); send less data',
+    ]);
+    // A flat object counts itself and each property, like any other value.
+    expect(validate({ a: 1, b: 2 }, {}, { maxNodes: 3 })).toEqual([]);
+    expect(validate({ a: 1, b: 2, c: 3 }, {}, { maxNodes: 3 })).toEqual([
       '$: the value holds more than 3 values (array items and properties); send less data',
     ]);
   });
