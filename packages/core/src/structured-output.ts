@@ -20,7 +20,7 @@ function parseAnswer(answer: string): { ok: true; value: unknown } | { ok: false
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    return { ok: false, problem: `it is not valid JSON (${(error as Error).message})` };
+    return { ok: false, problem: `it is not valid JSON (${errorMessage(error)})` };
   }
 }
 
@@ -84,7 +84,7 @@ export function compileOutput(schema: unknown): OutputCheck {
   try {
     validateValue = compileSchema(schema as Record<string, unknown>);
   } catch (error) {
-    throw new ConfigError(`Invalid option output: the JSON Schema does not compile: ${(error as Error).message}`, {
+    throw new ConfigError(`Invalid option output: the JSON Schema does not compile: ${errorMessage(error)}`, {
       cause: error,
     });
   }

@@ -140,7 +140,7 @@ export async function openSession(server: McpServerConfig, options: SessionOptio
         return await attempt(create, options, deadline, false);
       }
     } catch (error) {
-      const message = (error as Error).message;
+      const message = errorMessage(error);
       failures.push(candidates.length > 1 ? `${index === 0 ? 'Streamable HTTP' : 'SSE'}: ${message}` : message);
       if (Date.now() >= deadline) break;
     }

@@ -46,7 +46,7 @@ function resultText(value: unknown, name: string): { text: string; isError: bool
     return { text: JSON.stringify(value) ?? 'null', isError: false };
   } catch (error) {
     return {
-      text: `Tool ${name} returned a result that cannot be converted to JSON: ${(error as Error).message}`,
+      text: `Tool ${name} returned a result that cannot be converted to JSON: ${errorMessage(error)}`,
       isError: true,
     };
   }

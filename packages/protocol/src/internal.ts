@@ -5,6 +5,7 @@ export { connectionDetail, displayURL } from './internal/connection-detail';
 export { errorMessage } from './internal/error-message';
 export { type IntegerRange, integerOption } from './internal/integer-option';
 export { isThenable } from './internal/is-thenable';
+export { isJsonLeaf } from './internal/json-leaf';
 export { type ClientErrorClasses, mapClientError } from './internal/map-client-error';
 export { parseToolArguments } from './internal/parse-tool-arguments';
 export {

@@ -1,3 +1,4 @@
+import { isJsonLeaf } from './internal/json-leaf';
 import type { JsonValue } from './types';
 
 /**
@@ -34,16 +35,6 @@ export function jsonValueProblem(value: unknown): string | undefined {
     }
   }
   return undefined;
-}
-
-/** A JSON primitive other than a non-finite number: what a flat object or array may hold. */
-function isJsonLeaf(value: unknown): boolean {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type RunAgentOptions, resumeRun, runAgent } from '@bridle/core';
 import { ConfigError, type Message, type RunEvent, type Store } from '@bridle/protocol';
+import { errorMessage } from '@bridle/protocol/internal';
 import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import { positiveOption } from './check-options';
 import { fencedStore } from './fenced-store';
@@ -88,12 +89,8 @@ function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return (
     (typeof code === 'string' && CONNECTION_CODES.has(code)) ||
-    /Connection is closed|connect ETIMEDOUT/i.test(messageOf(error))
+    /Connection is closed|connect ETIMEDOUT/i.test(errorMessage(error))
   );
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -132,7 +129,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     outage = true;
     log({
       level: 'warn',
-      message: `Redis at ${redactRedisUrl(url)} failed (${messageOf(error)}); retrying with backoff`,
+      message: `Redis at ${redactRedisUrl(url)} failed (${errorMessage(error)}); retrying with backoff`,
     });
   };
   redis.on('error', noteError);
@@ -147,13 +144,13 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     try {
       data = readJobData(job.data);
     } catch (error) {
-      throw new UnrecoverableError(`job ${job.id}: ${messageOf(error)}`);
+      throw new UnrecoverableError(`job ${job.id}: ${errorMessage(error)}`);
     }
     let agent: WorkerAgent;
     try {
       agent = await options.agent({ ...data, jobId: String(job.id), attempt: job.attemptsStarted || 1 });
     } catch (error) {
-      throw new UnrecoverableError(messageOf(error));
+      throw new UnrecoverableError(errorMessage(error));
     }
     const controller = new AbortController();
     const fence = fencedStore(store);
@@ -234,7 +231,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
         throw new WaitingError();
       }
       // A run the worker cannot start (bad options, a transcript that is not valid) fails the same way again.
-      if (ConfigError.isInstance(error)) throw new UnrecoverableError(`run ${data.runId}: ${messageOf(error)}`);
+      if (ConfigError.isInstance(error)) throw new UnrecoverableError(`run ${data.runId}: ${errorMessage(error)}`);
       throw error;
     } finally {
       active.delete(String(job.id));
@@ -257,7 +254,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   worker.on('error', (error) => {
     // BullMQ reports both lost connections and job-level trouble (a lock lost while Redis was away) here.
     if (isConnectionError(error)) noteError(error);
-    else log({ level: 'warn', message: `queue: ${messageOf(error)}` });
+    else log({ level: 'warn', message: `queue: ${errorMessage(error)}` });
   });
   worker.on('failed', (job, error) => {
     if (!job) return;

@@ -1,4 +1,4 @@
-import { errorMessage } from '@bridle/protocol/internal';
+import { errorMessage, isJsonLeaf } from '@bridle/protocol/internal';
 import { formatPath, type PathSegment } from './json-path';
 import type { ResolvedLimits } from './limits';
 
@@ -126,15 +126,6 @@ export function checkJsonValue(value: unknown, limits: ResolvedLimits): JsonValu
   return { errors, nodes };
 }
 
-function isLeaf(value: unknown): boolean {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
-}
-
 /**
  * The common case without frames, paths or closures: a plain object or an array holding only JSON
  * primitives (most tool call arguments), within `maxNodes`. Its node count, or `undefined` for "walk it".
@@ -144,12 +135,12 @@ function flatNodes(value: unknown, maxNodes: number): number | undefined {
   let nodes = 1;
   try {
     if (Array.isArray(value)) {
-      for (let index = 0; index < value.length; index++) if (!isLeaf(value[index])) return undefined;
+      for (let index = 0; index < value.length; index++) if (!isJsonLeaf(value[index])) return undefined;
       nodes += value.length;
     } else {
       if (!isPlainObject(value)) return undefined;
       for (const key in value) {
-        if (!Object.hasOwn(value, key) || !isLeaf((value as Record<string, unknown>)[key])) return undefined;
+        if (!Object.hasOwn(value, key) || !isJsonLeaf((value as Record<string, unknown>)[key])) return undefined;
         nodes += 1;
       }
     }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errorMessage } from '@bridle/protocol/internal';
 import {
   type FakeOutcome,
   type FakeProviderRequest,
@@ -175,7 +176,7 @@ export async function startFakeProviderServer(
 
   const server = createServer((incoming, response) => {
     handle(incoming, response).catch((error: unknown) => {
-      const message = `${format.serverName}: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `${format.serverName}: ${errorMessage(error)}`;
       if (!response.headersSent) sendJson(response, 500, format.errorBody({ status: 500, message }), {});
       else response.destroy();
     });
