@@ -60,7 +60,7 @@ export async function answerRun(
   const slot = context.limiter.tryAcquire();
   if (!slot) throw busy(context);
   context.busySessions.add(session.id);
-  const journal = runJournal(context, { sessionId: session.id, ...(options.runId ? { runId: options.runId } : {}) });
+  const journal = runJournal(context, { sessionId: session.id, runId: options.runId });
   // One signal per run (the slot's): a disconnect, an overflow and the end of a shutdown all abort it.
   const onClose = () => {
     if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
@@ -82,30 +82,34 @@ export async function answerRun(
     });
     const paused = result.status === 'awaiting_approval';
     if (options.saveSession !== false) {
-      const { pendingRunId: _previous, ...rest } = session;
-      await context.sessions.set({
-        ...rest,
+      // Built field by field (no spreads): this runs on every request.
+      const saved: Session = {
+        id: session.id,
         messages: result.messages,
+        createdAt: session.createdAt,
         updatedAt: Date.now(),
-        ...(options.skill === undefined ? {} : { skill: options.skill }),
-        ...(paused ? { pendingRunId: result.runId } : {}),
-      });
+      };
+      const skill = options.skill ?? session.skill;
+      if (skill !== undefined) saved.skill = skill;
+      if (paused) saved.pendingRunId = result.runId;
+      await context.sessions.set(saved);
     }
     request.log.info({ runId: result.runId, status: result.status, steps: result.steps }, 'run ended');
     if (events?.sse) {
       events.sse.end();
       return reply;
     }
+    // Undefined fields are left out of the JSON.
     return {
-      ...(result.answer === undefined ? {} : { answer: result.answer }),
+      answer: result.answer,
       status: result.status,
       runId: result.runId,
       sessionId: session.id,
       steps: result.steps,
       toolCalls: result.toolCalls,
       usage: result.usage,
-      ...(result.error === undefined ? {} : { error: result.error }),
-      ...(paused ? { pendingApprovals: result.pendingApprovals ?? [] } : {}),
+      error: result.error,
+      pendingApprovals: paused ? (result.pendingApprovals ?? []) : undefined,
     };
   } catch (error) {
     if (!events?.sse) throw error;

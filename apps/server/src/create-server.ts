@@ -18,6 +18,7 @@ import { openQueuedRuns } from './queued-runs';
 import { redactCredentials } from './redact-credentials';
 import { registerPlugins } from './register-plugins';
 import { registerRoutes } from './register-routes';
+import { checkAgentOptions } from './run-options';
 import { resolveSkills } from './resolve-skills';
 import { documentResponses } from './response-schemas';
 import { RunLimiter } from './run-limiter';
@@ -95,6 +96,7 @@ async function drainConnections(app: FastifyInstance, closed: Promise<unknown>):
  */
 export function createServer(options: ServerOptions = {}): BridleServer {
   const config = resolveServerConfig(options);
+  checkAgentOptions(options.agent);
   if (!config.apiToken && !isLoopbackHost(config.host)) {
     throw new ConfigError(
       `Refusing to listen on ${config.host} without an API token: anyone who can reach it could run agents. ` +

@@ -21,10 +21,7 @@ export interface RunJournal {
  */
 export function runJournal(context: ServerContext, options: { runId?: string; sessionId?: string } = {}): RunJournal {
   const runId = options.runId ?? randomUUID();
-  context.store.tag(runId, {
-    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-    segmentId: randomUUID(),
-  });
+  context.store.tag(runId, { sessionId: options.sessionId, segmentId: randomUUID() });
   const own = context.agent.onEvent;
   const base: Observer[] = [
     ...(own === undefined ? [] : Array.isArray(own) ? (own as readonly Observer[]) : [own as Observer]),

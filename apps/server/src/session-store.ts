@@ -105,7 +105,15 @@ export class MemorySessionStore implements SessionStore {
     this.#sweep();
     this.#remove(session.id);
     const chars = transcriptChars(session.messages);
-    this.#sessions.set(session.id, { ...session, updatedAt: this.#now() });
+    const kept: Session = {
+      id: session.id,
+      messages: session.messages,
+      createdAt: session.createdAt,
+      updatedAt: this.#now(),
+    };
+    if (session.skill !== undefined) kept.skill = session.skill;
+    if (session.pendingRunId !== undefined) kept.pendingRunId = session.pendingRunId;
+    this.#sessions.set(session.id, kept);
     this.#chars.set(session.id, chars);
     this.#total += chars;
     // The session just stored is the newest, so it is the last to go.

@@ -12,8 +12,13 @@ export function checkId(id: unknown, what: string): asserts id is string {
   }
 }
 
+// Events of one run mostly share their millisecond: the last time checked is kept with its canonical form.
+let lastTime: string | undefined;
+let lastCanonical = '';
+
 /** The time `value` names, as a canonical ISO 8601 UTC string; throws `StoreError` (`invalid_input`) when it is not a time. */
 export function checkTime(value: unknown, what: string): string {
+  if (value === lastTime) return lastCanonical;
   const millis = typeof value === 'string' ? Date.parse(value) : Number.NaN;
   if (!Number.isFinite(millis)) {
     throw new StoreError(
@@ -21,5 +26,7 @@ export function checkTime(value: unknown, what: string): string {
       `${what} must be an ISO 8601 time such as 2025-01-31T12:00:00.000Z, got ${describeValue(value)}`,
     );
   }
-  return new Date(millis).toISOString();
+  lastCanonical = new Date(millis).toISOString();
+  lastTime = value as string;
+  return lastCanonical;
 }

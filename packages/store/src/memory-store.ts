@@ -13,15 +13,35 @@ import { checkQuery } from './check-query';
 import { closedError } from './closed-error';
 import { decodeRun, type JournalRow } from './decode-run';
 import type { StoreLimits } from './limits';
-import { planAppend, type RunRow } from './plan-append';
+import { type JournaledEvents, planAppend, type RunRow } from './plan-append';
 import { prepareEvents } from './prepare-events';
 import { decodeSession, type PreparedSession, prepareSession } from './prepare-session';
 import { toRunSummary } from './summaries';
 
 interface MemoryRun {
   row: RunRow;
+  /** In sequence order. */
   journal: JournalRow[];
-  bySequence: Map<number, string>;
+}
+
+const NOTHING_JOURNALED: JournaledEvents = { get: () => undefined };
+
+/** The journaled JSON of `journal`'s events (in sequence order) by sequence, found by binary search. */
+function journaled(journal: readonly JournalRow[]): JournaledEvents {
+  return {
+    get(sequence) {
+      let low = 0;
+      let high = journal.length - 1;
+      while (low <= high) {
+        const middle = (low + high) >>> 1;
+        const row = journal[middle] as JournalRow;
+        if (row.sequence === sequence) return row.json;
+        if (row.sequence < sequence) low = middle + 1;
+        else high = middle - 1;
+      }
+      return undefined;
+    },
+  };
 }
 
 /**
@@ -49,17 +69,18 @@ export class MemoryStore implements Store {
     const prepared = prepareEvents(runId, events, this.#limits);
     if (prepared.length === 0) return;
     const run = this.#runs.get(runId);
-    const plan = planAppend(runId, prepared, run?.row, run?.bySequence ?? new Map());
+    const plan = planAppend(runId, prepared, run?.row, run ? journaled(run.journal) : NOTHING_JOURNALED);
     if (plan.row === undefined) return;
-    const target = run ?? { row: plan.row, journal: [], bySequence: new Map<number, string>() };
-    for (const event of plan.insert) {
-      target.journal.push({ sequence: event.sequence, json: event.json });
-      target.bySequence.set(event.sequence, event.json);
-    }
+    const target = run ?? { row: plan.row, journal: [] };
+    for (const event of plan.insert) target.journal.push({ sequence: event.sequence, json: event.json });
     target.row = plan.row;
-    // The map is kept in order of the last append, least recent first: eviction takes from its front.
-    if (run !== undefined) this.#runs.delete(runId);
-    this.#runs.set(runId, target);
+    // The map is kept in order of the last append, least recent first, among the runs that are not running
+    // (only those are evicted, from its front): a run moves to the end when an append leaves it not running.
+    if (run === undefined) this.#runs.set(runId, target);
+    else if (plan.row.status !== 'running') {
+      this.#runs.delete(runId);
+      this.#runs.set(runId, target);
+    }
     if (run === undefined && this.#runs.size > this.#maxRuns) this.#evictOne();
   }
 

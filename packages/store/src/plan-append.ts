@@ -11,6 +11,11 @@ export interface RunRow extends RunSummary {
   lastSequence: number;
 }
 
+/** The journaled JSON of a run's events by sequence (a `Map`, or a lookup in the backend's own rows). */
+export interface JournaledEvents {
+  get(sequence: number): string | undefined;
+}
+
 /** What one append does: the events to insert and the run's row afterwards (undefined when nothing changes). */
 export interface AppendPlan {
   insert: PreparedEvent[];
@@ -27,7 +32,7 @@ export function planAppend(
   runId: string,
   events: readonly PreparedEvent[],
   current: RunRow | undefined,
-  existing: ReadonlyMap<number, string>,
+  existing: JournaledEvents,
 ): AppendPlan {
   const last = current?.lastSequence ?? -1;
   const insert: PreparedEvent[] = [];
@@ -56,12 +61,30 @@ export function planAppend(
   return { insert, row: applyEvents(runId, current, insert) };
 }
 
+/**
+ * A run's row with every field present, in one order: rows then share one object shape, which keeps the
+ * code that reads and copies them fast (optional fields added in varying orders would not).
+ */
+export function runRow(fields: Partial<RunRow> & Pick<RunRow, 'runId' | 'status' | 'createdAt' | 'updatedAt'>): RunRow {
+  return {
+    runId: fields.runId,
+    status: fields.status,
+    model: fields.model,
+    sessionId: fields.sessionId,
+    createdAt: fields.createdAt,
+    updatedAt: fields.updatedAt,
+    steps: fields.steps,
+    toolCalls: fields.toolCalls,
+    usage: fields.usage,
+    durationMs: fields.durationMs,
+    lastSequence: fields.lastSequence ?? -1,
+  };
+}
+
 /** The run's row after `events` (in sequence order, all after `current.lastSequence`). */
 export function applyEvents(runId: string, current: RunRow | undefined, events: readonly PreparedEvent[]): RunRow {
   const first = events[0] as PreparedEvent;
-  const row: RunRow = current
-    ? { ...current }
-    : { runId, status: 'running', createdAt: first.time, updatedAt: first.time, lastSequence: -1 };
+  const row = runRow(current ?? { runId, status: 'running', createdAt: first.time, updatedAt: first.time });
   for (const event of events) {
     if (event.type === 'run_start') {
       row.status = 'running';
@@ -69,11 +92,13 @@ export function applyEvents(runId: string, current: RunRow | undefined, events: 
       if (row.sessionId === undefined && event.sessionId !== undefined) row.sessionId = event.sessionId;
     } else if (event.type === 'run_end' && event.status !== undefined) {
       row.status = event.status;
-      const { steps, toolCalls, usage, durationMs } = event.totals ?? {};
-      if (steps !== undefined) row.steps = steps;
-      if (toolCalls !== undefined) row.toolCalls = toolCalls;
-      if (usage !== undefined) row.usage = usage;
-      if (durationMs !== undefined) row.durationMs = (row.durationMs ?? 0) + durationMs;
+      const totals = event.totals;
+      if (totals !== undefined) {
+        if (totals.steps !== undefined) row.steps = totals.steps;
+        if (totals.toolCalls !== undefined) row.toolCalls = totals.toolCalls;
+        if (totals.usage !== undefined) row.usage = totals.usage;
+        if (totals.durationMs !== undefined) row.durationMs = (row.durationMs ?? 0) + totals.durationMs;
+      }
     }
     if (event.time > row.updatedAt) row.updatedAt = event.time;
     row.lastSequence = event.sequence;

@@ -94,13 +94,12 @@ export function prepareEvents(runId: string, events: unknown, limits: StoreLimit
     if (typeof type !== 'string' || type === '' || type.length > 64) {
       throw invalid(runId, index, `needs a type (a string of 1 to 64 characters), got ${describeValue(type)}`);
     }
-    const time = (() => {
-      try {
-        return checkTime(event.timestamp, 'timestamp');
-      } catch (error) {
-        throw invalid(runId, index, `(sequence ${sequence}) ${(error as Error).message}`);
-      }
-    })();
+    let time: string;
+    try {
+      time = checkTime(event.timestamp, 'timestamp');
+    } catch (error) {
+      throw invalid(runId, index, `(sequence ${sequence}) ${(error as Error).message}`);
+    }
     let json: string;
     try {
       json = JSON.stringify(event);

@@ -1,5 +1,5 @@
 import type { SessionSummary } from '@bridle/protocol';
-import type { RunRow } from './plan-append';
+import { type RunRow, runRow } from './plan-append';
 import type { RunTotals } from './prepare-events';
 
 /** A row of the `bridle_runs` table as both SQL stores read it. */
@@ -31,7 +31,7 @@ export const SESSION_COLUMNS = 'id, message_count, created_at, updated_at';
 
 /** A runs-table record as a {@link RunRow}. */
 export function toRunRow(record: RunRecord): RunRow {
-  return {
+  return runRow({
     runId: record.run_id,
     status: record.status,
     ...(record.model !== null && { model: record.model }),
@@ -40,7 +40,7 @@ export function toRunRow(record: RunRecord): RunRow {
     updatedAt: record.updated_at,
     lastSequence: record.last_sequence,
     ...(record.totals !== null && (JSON.parse(record.totals) as RunTotals)),
-  };
+  });
 }
 
 /** The totals of a row as the `totals` column holds them (null when the run has not ended a segment). */

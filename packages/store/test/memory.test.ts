@@ -40,6 +40,18 @@ describe('memory:', () => {
     expect((await store.listRuns()).map((run) => run.runId)).toEqual(['d', 'a']);
   });
 
+  it('counts a resumed segment as an append: the run it ends is the newest', async () => {
+    const store = await openStore('memory:', { maxRuns: 2 });
+    const [x, y, z] = [eventsOf('x'), eventsOf('y'), eventsOf('z')];
+    await store.appendEvents('x', [x.start(0), x.end(1, 'awaiting_approval')]);
+    await store.appendEvents('y', [y.start(0), y.end(1)]);
+    await store.appendEvents('x', [x.start(2)]);
+    await store.appendEvents('x', [x.end(3)]);
+    await store.appendEvents('z', [z.start(0), z.end(1)]);
+    expect(await store.readRun('y')).toBeUndefined();
+    expect((await store.readRun('x'))?.status).toBe('completed');
+  });
+
   it('lets running runs pass maxRuns rather than forget one', async () => {
     const store = await openStore('memory:', { maxRuns: 1 });
     await store.appendEvents('r1', [eventsOf('r1').start(0)]);

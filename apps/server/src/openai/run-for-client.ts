@@ -4,6 +4,7 @@ import type { Message } from '@bridle/protocol';
 import type { FastifyReply } from 'fastify';
 import { checkPromptLength } from '../input-bounds';
 import { runJournal } from '../run-journal';
+import { serverRunOptions } from '../run-options';
 import type { RunProfile } from '../run-profiles';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
@@ -53,24 +54,24 @@ export async function runForClient(
     if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
   };
   reply.raw.once('close', onClose);
-  const { approve: _unused, ...agent } = context.agent;
-  const system = systemWithInstructions(options.profile.system, options.input.instructions);
   const journal = runJournal(context);
   try {
-    return await runAgent({
-      ...agent,
-      model,
-      tools: options.profile.tools,
-      ...(system === undefined ? {} : { system }),
-      messages,
-      timeoutMs: context.config.runTimeoutMs,
-      signal: slot.signal,
-      stream: options.stream,
-      store: journal.store,
-      runId: journal.runId,
-      // The server's own observers (from `agent.onEvent`, the live feed of /api/runs) hear the run too.
-      onEvent: journal.observers(options.onEvent),
-    });
+    return await runAgent(
+      serverRunOptions(context.agent, {
+        approve: undefined,
+        model,
+        tools: options.profile.tools,
+        system: systemWithInstructions(options.profile.system, options.input.instructions),
+        messages,
+        timeoutMs: context.config.runTimeoutMs,
+        signal: slot.signal,
+        stream: options.stream,
+        store: journal.store,
+        runId: journal.runId,
+        // The server's own observers (from `agent.onEvent`, the live feed of /api/runs) hear the run too.
+        onEvent: journal.observers(options.onEvent),
+      }),
+    );
   } finally {
     journal.close();
     reply.raw.off('close', onClose);

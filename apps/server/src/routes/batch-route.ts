@@ -6,6 +6,7 @@ import { checkPromptLength } from '../input-bounds';
 import { runQueuedBatch } from '../queued-batch';
 import { queuedModelId } from '../queued-runs';
 import { runJournal } from '../run-journal';
+import { serverRunOptions } from '../run-options';
 import type { BatchBody, BatchItemBody } from '../schemas';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
@@ -63,19 +64,22 @@ export function registerBatchRoutes(
         const journal = runJournal(context);
         try {
           const maxSteps = item.maxSteps ?? body.maxSteps;
-          return await runAgent({
-            ...context.agent,
-            model,
-            tools: profile.tools,
-            ...(profile.system === undefined ? {} : { system: profile.system }),
-            prompt: item.prompt,
-            ...(maxSteps === undefined ? {} : { maxSteps }),
-            timeoutMs: context.config.runTimeoutMs,
-            signal: AbortSignal.any([signal, slot.signal]),
-            store: journal.store,
-            runId: journal.runId,
-            onEvent: journal.observers(onEvent),
-          });
+          return await runAgent(
+            serverRunOptions(context.agent, {
+              approve: context.agent.approve,
+              model,
+              tools: profile.tools,
+              system: profile.system,
+              prompt: item.prompt,
+              maxSteps: item.maxSteps ?? body.maxSteps,
+              timeoutMs: context.config.runTimeoutMs,
+              signal: AbortSignal.any([signal, slot.signal]),
+              stream: false,
+              store: journal.store,
+              runId: journal.runId,
+              onEvent: journal.observers(onEvent),
+            }),
+          );
         } finally {
           journal.close();
           slot.release();

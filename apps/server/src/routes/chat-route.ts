@@ -7,6 +7,7 @@ import { checkPromptLength, checkSessionRoom } from '../input-bounds';
 import type { ChatBody } from '../schemas';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
+import { serverRunOptions } from '../run-options';
 import type { Session } from '../session-store';
 
 export type { ChatResponse } from '../answer-run';
@@ -40,6 +41,8 @@ async function loadSession(context: ServerContext, sessionId: string | undefined
   }
   return session;
 }
+
+const askPerson = () => 'ask' as const;
 
 /**
  * `POST /api/chat`: one journaled run on a new or existing session, answered as JSON or, with
@@ -80,24 +83,25 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext, 
         session,
         ...(skill === undefined ? {} : { skill }),
         execute: ({ runId, store, signal, stream, onEvent }) =>
-          runAgent({
-            // A person decides calls that require approval, through the API (the server's hook wins).
-            approve: () => 'ask',
-            ...context.agent,
-            model,
-            tools: profile.tools,
-            ...(profile.system === undefined ? {} : { system: profile.system }),
-            messages: [...session.messages, { role: 'user', content: body.prompt }],
-            // In run_start too, so observers (the OpenTelemetry sink's gen_ai.conversation.id) see it.
-            sessionId: session.id,
-            ...(body.maxSteps === undefined ? {} : { maxSteps: body.maxSteps }),
-            timeoutMs: context.config.runTimeoutMs,
-            signal,
-            stream,
-            store,
-            runId,
-            onEvent,
-          }),
+          runAgent(
+            serverRunOptions(context.agent, {
+              // A person decides calls that require approval, through the API (the server's hook wins).
+              approve: context.agent.approve ?? askPerson,
+              model,
+              tools: profile.tools,
+              system: profile.system,
+              messages: [...session.messages, { role: 'user', content: body.prompt }],
+              // In run_start too, so observers (the OpenTelemetry sink's gen_ai.conversation.id) see it.
+              sessionId: session.id,
+              maxSteps: body.maxSteps,
+              timeoutMs: context.config.runTimeoutMs,
+              signal,
+              stream,
+              store,
+              runId,
+              onEvent,
+            }),
+          ),
       });
     },
   );
