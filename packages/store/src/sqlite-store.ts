@@ -16,6 +16,7 @@ import { checkId } from './check-id';
 import { type CheckedQuery, checkQuery } from './check-query';
 import { closedError } from './closed-error';
 import { decodeRun, type JournalRow } from './decode-run';
+import { GroupCommit } from './group-commit';
 import type { StoreLimits } from './limits';
 import { pendingMigrations, SCHEMA_VERSION_TABLE } from './migrations';
 import { planAppend } from './plan-append';
@@ -128,7 +129,8 @@ class SqliteStore implements Store {
   readonly #options: SqliteStoreOptions;
   readonly #statements: ReturnType<typeof prepareStatements>;
   readonly #listRuns = new Map<string, Statement>();
-  readonly #append: BetterSqlite3.Transaction<(runId: string, events: PreparedEvent[]) => void>;
+  /** Writes (appends, session saves and deletes) are group-committed: one transaction per event-loop turn. */
+  readonly #writes: GroupCommit;
   #closed = false;
 
   constructor(db: Database, file: string, options: SqliteStoreOptions) {
@@ -136,16 +138,25 @@ class SqliteStore implements Store {
     this.#file = file;
     this.#options = options;
     this.#statements = prepareStatements(db);
-    this.#append = db.transaction((runId: string, events: PreparedEvent[]) => this.#appendInTransaction(runId, events));
+    const transaction = db.transaction((body: () => void) => body());
+    // Called inside `transaction`, a better-sqlite3 transaction function runs as a savepoint.
+    const savepoint = db.transaction((operation: () => unknown) => operation());
+    this.#writes = new GroupCommit(
+      {
+        // IMMEDIATE takes the write lock first, so the busy timeout applies (a deferred transaction that must
+        // upgrade its read lock can fail at once with SQLITE_BUSY).
+        transaction: (body) => transaction.immediate(body),
+        savepoint: (operation) => savepoint(operation) as never,
+      },
+      (error) => sqliteOperationError(error, file, options.busyTimeoutMs),
+    );
   }
 
   async appendEvents(runId: string, events: RunEvent[]): Promise<void> {
     this.#open('appendEvents');
     const prepared = prepareEvents(runId, events, this.#options.limits);
     if (prepared.length === 0) return;
-    // IMMEDIATE takes the write lock first, so the busy timeout applies (a deferred transaction that must
-    // upgrade its read lock can fail at once with SQLITE_BUSY).
-    this.#run(() => this.#append.immediate(runId, prepared));
+    await this.#writes.write(() => this.#appendInTransaction(runId, prepared));
   }
 
   #appendInTransaction(runId: string, events: PreparedEvent[]): void {
@@ -232,7 +243,7 @@ class SqliteStore implements Store {
   async saveSession(session: StoredSession): Promise<void> {
     this.#open('saveSession');
     const prepared = prepareSession(session, this.#options.limits);
-    this.#run(() =>
+    await this.#writes.write(() =>
       this.#statements.saveSession.run(
         prepared.id,
         prepared.json,
@@ -246,7 +257,7 @@ class SqliteStore implements Store {
   async deleteSession(id: string): Promise<boolean> {
     this.#open('deleteSession');
     checkId(id, 'deleteSession: id');
-    return this.#run(() => this.#statements.deleteSession.run(id).changes > 0);
+    return this.#writes.write(() => this.#statements.deleteSession.run(id).changes > 0);
   }
 
   async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
@@ -261,6 +272,8 @@ class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    // Writes asked for before close() are committed, not dropped.
+    this.#writes.flush();
     this.#closed = true;
     this.#db.close();
   }

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, StoreError } from '../src/index';
 import { SQLITE_MIGRATIONS } from '../src/sqlite-migrations';
 import { startChild } from './child';
-import { eventsOf, stepEvents } from './events';
+import { eventsOf, stepEvents, timeAt } from './events';
 import { storeConformance } from './store-conformance';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bridle-store-sqlite-'));
@@ -180,6 +180,52 @@ describe('sqlite: opening', () => {
     await store.appendEvents('r1', batch);
     expect((await store.readRun('r1'))?.events).toHaveLength(5);
     await store.close();
+  });
+
+  it('group commit: writes asked for at once commit together; one that conflicts rejects alone', async () => {
+    const file = newFile();
+    const store = await openStore(file);
+    const [a, b, c] = [eventsOf('a'), eventsOf('b'), eventsOf('c')];
+    await store.appendEvents('b', [b.start(0)]);
+    const session = { id: 's1', messages: [], createdAt: timeAt(0), updatedAt: timeAt(0) };
+    // Asked for in one turn of the event loop: one transaction, each write in its own savepoint.
+    const outcomes = await Promise.allSettled([
+      store.appendEvents('a', [a.start(0), a.modelStart(1)]),
+      // 'b' has sequence 0 journaled with other content: a conflict, for this write only.
+      store.appendEvents('b', [{ ...b.start(0), model: 'other:model' }, b.modelStart(1)]),
+      store.appendEvents('c', [c.start(0)]),
+      store.saveSession(session),
+      store.deleteSession('missing'),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    const conflict = (outcomes[1] as PromiseRejectedResult).reason;
+    expect(StoreError.isInstance(conflict) && conflict.code).toBe('store_conflict');
+    expect((outcomes[4] as PromiseFulfilledResult<boolean>).value).toBe(false);
+    // Nothing of the refused write landed (its savepoint rolled back); the others did.
+    expect((await store.readRun('b'))?.events).toHaveLength(1);
+    expect((await store.readRun('a'))?.events).toHaveLength(2);
+    expect((await store.readRun('c'))?.events).toHaveLength(1);
+    expect((await store.getSession('s1'))?.id).toBe('s1');
+    await store.close();
+  });
+
+  it('close() commits the writes asked for before it; later calls fail as closed', async () => {
+    const file = newFile();
+    const store = await openStore(file);
+    const e = eventsOf('r1');
+    const pending = store.appendEvents('r1', [e.start(0), e.modelStart(1)]);
+    await store.close();
+    await pending;
+    await expect(store.appendEvents('r1', [e.modelEnd(2)])).rejects.toThrow(/closed/);
+    const reopened = await openStore(file);
+    expect((await reopened.readRun('r1'))?.events).toHaveLength(2);
+    await reopened.close();
   });
 
   it('a read-only file is a ConfigError at open naming the fix; its data is untouched', async () => {

@@ -1,0 +1,73 @@
+/** What a {@link GroupCommit} needs of its database: transactions that nest (the inner ones as savepoints). */
+export interface GroupCommitDatabase {
+  /** Runs `body` in one write transaction (BEGIN IMMEDIATE ... COMMIT); throws what its BEGIN or COMMIT threw. */
+  transaction(body: () => void): void;
+  /** Runs `operation` in a savepoint inside the open transaction: rolled back alone when it throws. */
+  savepoint<T>(operation: () => T): T;
+}
+
+interface PendingWrite {
+  operation: () => unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Group commit: the writes asked for in one turn of the event loop are committed together, each in its
+ * own savepoint, by one transaction, so concurrent runs share one `fsync` instead of paying one each.
+ * Every write still resolves only once its commit is durable, in the order asked; a write that throws is
+ * rolled back alone and rejects alone; a transaction that cannot begin or commit rejects every write in it
+ * with that error (`mapError` turns driver errors into the store's).
+ */
+export class GroupCommit {
+  readonly #db: GroupCommitDatabase;
+  readonly #mapError: (error: unknown) => unknown;
+  #pending: PendingWrite[] = [];
+  #scheduled = false;
+
+  constructor(db: GroupCommitDatabase, mapError: (error: unknown) => unknown) {
+    this.#db = db;
+    this.#mapError = mapError;
+  }
+
+  /** Queues `operation` for the next commit; resolves with its result once that commit is durable. */
+  write<T>(operation: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.push({ operation, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(this.flush);
+      }
+    });
+  }
+
+  /** Commits every queued write now (also called before the database closes). */
+  readonly flush = (): void => {
+    this.#scheduled = false;
+    const batch = this.#pending;
+    if (batch.length === 0) return;
+    this.#pending = [];
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    try {
+      this.#db.transaction(() => {
+        outcomes.length = 0;
+        for (const write of batch) {
+          try {
+            outcomes.push({ ok: true, value: this.#db.savepoint(write.operation) });
+          } catch (error) {
+            outcomes.push({ ok: false, value: this.#mapError(error) });
+          }
+        }
+      });
+    } catch (error) {
+      const mapped = this.#mapError(error);
+      for (const write of batch) write.reject(mapped);
+      return;
+    }
+    for (const [index, write] of batch.entries()) {
+      const outcome = outcomes[index] as { ok: boolean; value: unknown };
+      if (outcome.ok) write.resolve(outcome.value);
+      else write.reject(outcome.value);
+    }
+  };
+}
