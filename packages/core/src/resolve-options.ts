@@ -111,6 +111,8 @@ function resolveMaxToolCalls(value: unknown): number {
 
 function resolveSignal(signal: unknown): AbortSignal | undefined {
   if (signal === undefined) return undefined;
+  // The common case, cheaply; a signal from another realm passes the duck-typed check below.
+  if (signal instanceof AbortSignal) return signal;
   const candidate = signal as AbortSignal | null;
   if (typeof candidate?.aborted !== 'boolean' || typeof candidate.addEventListener !== 'function')
     invalidOption('signal', 'an AbortSignal', signal);

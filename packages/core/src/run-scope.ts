@@ -36,7 +36,8 @@ export class RunScope {
       this.cancel('aborted', options.signal.reason);
       return;
     }
-    options.signal?.addEventListener('abort', this.onCallerAbort, { once: true });
+    // Not `{ once: true }`: cancel() and dispose() remove it, and an options object costs per run.
+    options.signal?.addEventListener('abort', this.onCallerAbort);
     if (options.timeoutMs !== undefined) {
       const timeoutMs = options.timeoutMs;
       this.timer = setTimeout(

@@ -15,6 +15,9 @@ export function checkId(id: unknown, what: string): asserts id is string {
 // Events of one run mostly share their millisecond: the last time checked is kept with its canonical form.
 let lastTime: string | undefined;
 let lastCanonical = '';
+// What `toISOString` writes for years 0 to 9999. Date.parse also takes days past a month's end (Feb 30 is
+// March 2), so a match is canonical only when the parsed day is the written one.
+const CANONICAL_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
 /** The time `value` names, as a canonical ISO 8601 UTC string; throws `StoreError` (`invalid_input`) when it is not a time. */
 export function checkTime(value: unknown, what: string): string {
@@ -26,7 +29,11 @@ export function checkTime(value: unknown, what: string): string {
       `${what} must be an ISO 8601 time such as 2025-01-31T12:00:00.000Z, got ${describeValue(value)}`,
     );
   }
-  lastCanonical = new Date(millis).toISOString();
-  lastTime = value as string;
+  const text = value as string;
+  lastCanonical =
+    CANONICAL_TIME.test(text) && new Date(millis).getUTCDate() === Number(text.slice(8, 10))
+      ? text
+      : new Date(millis).toISOString();
+  lastTime = text;
   return lastCanonical;
 }

@@ -31,6 +31,25 @@ export function listRunsConformance(open: (options?: OpenStoreOptions) => Promis
       expect(await store.listRuns({ status: 'no such status' })).toEqual([]);
     });
 
+    it('keeps times canonical (UTC, milliseconds): an offset, no milliseconds or a day past the month end', async () => {
+      const store = await open();
+      const at = (runId: string, sequence: number, timestamp: string) => ({
+        ...eventsOf(runId).start(sequence),
+        timestamp,
+      });
+      await store.appendEvents('c1', [at('c1', 0, '2025-02-30T00:00:00.000Z')]);
+      await store.appendEvents('c2', [at('c2', 0, '2025-03-02T01:00:00+01:00')]);
+      await store.appendEvents('c3', [at('c3', 0, '2025-03-02T00:00:01Z')]);
+      await store.appendEvents('c4', [at('c4', 0, '2025-03-01T23:59:59.999Z')]);
+      const times = Object.fromEntries((await store.listRuns()).map((row) => [row.runId, row.createdAt]));
+      expect(times).toEqual({
+        c1: '2025-03-02T00:00:00.000Z',
+        c2: '2025-03-02T00:00:00.000Z',
+        c3: '2025-03-02T00:00:01.000Z',
+        c4: '2025-03-01T23:59:59.999Z',
+      });
+    });
+
     it('breaks ties of updatedAt by runId, descending; the default limit is 50', async () => {
       const store = await open();
       for (let index = 0; index < 55; index++) {

@@ -192,7 +192,7 @@ describe('sqlite: opening', () => {
     const outcomes = await Promise.allSettled([
       store.appendEvents('a', [a.start(0), a.modelStart(1)]),
       // 'b' has sequence 0 journaled with other content: a conflict, for this write only.
-      store.appendEvents('b', [{ ...b.start(0), model: 'other:model' }, b.modelStart(1)]),
+      store.appendEvents('b', [b.start(0, { model: 'other:model' }), b.modelStart(1)]),
       store.appendEvents('c', [c.start(0)]),
       store.saveSession(session),
       store.deleteSession('missing'),

@@ -63,7 +63,6 @@ export function registerBatchRoutes(
         if (!slot) return { status: 'aborted', error: 'the batch job was cancelled before this item started' };
         const journal = runJournal(context);
         try {
-          const maxSteps = item.maxSteps ?? body.maxSteps;
           return await runAgent(
             serverRunOptions(context.agent, {
               approve: context.agent.approve,

@@ -4,10 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import { answerQueuedRun } from '../answer-queued-run';
 import { answerRun } from '../answer-run';
 import { checkPromptLength, checkSessionRoom } from '../input-bounds';
+import { serverRunOptions } from '../run-options';
 import type { ChatBody } from '../schemas';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
-import { serverRunOptions } from '../run-options';
 import type { Session } from '../session-store';
 
 export type { ChatResponse } from '../answer-run';
