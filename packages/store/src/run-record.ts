@@ -39,8 +39,23 @@ export function toRunRow(record: RunRecord): RunRow {
     createdAt: record.created_at,
     updatedAt: record.updated_at,
     lastSequence: record.last_sequence,
-    ...(record.totals !== null && (JSON.parse(record.totals) as RunTotals)),
+    ...totalsOf(record.totals),
   });
+}
+
+/**
+ * The `totals` column read back. The totals are derived (the journal's `run_end` events hold them too):
+ * a value that is not a JSON object (a damaged row, a hand edit) counts as none, so one bad row cannot
+ * make `listRuns` fail for every run, and the run's next `run_end` writes them afresh.
+ */
+function totalsOf(column: string | null): RunTotals {
+  if (column === null) return {};
+  try {
+    const totals: unknown = JSON.parse(column);
+    return typeof totals === 'object' && totals !== null && !Array.isArray(totals) ? (totals as RunTotals) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** The totals of a row as the `totals` column holds them (null when the run has not ended a segment). */

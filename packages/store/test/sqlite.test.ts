@@ -215,6 +215,21 @@ describe('sqlite: opening', () => {
     await store.close();
   });
 
+  it('a damaged totals column counts as none: listRuns still answers, and the next run_end rewrites it', async () => {
+    const file = newFile();
+    const store = await openStore(file);
+    const [a, b] = [eventsOf('a'), eventsOf('b')];
+    await store.appendEvents('a', [a.start(0), a.end(1, 'awaiting_approval')]);
+    await store.appendEvents('b', [b.start(0), b.end(1)]);
+    raw(file, (db) => db.prepare("UPDATE bridle_runs SET totals = '{not json' WHERE run_id = 'a'").run());
+    const rows = await store.listRuns();
+    expect(rows.map((row) => row.runId).sort()).toEqual(['a', 'b']);
+    expect(rows.find((row) => row.runId === 'a')).not.toHaveProperty('steps');
+    await store.appendEvents('a', [a.start(2, { resumed: true }), a.end(3)]);
+    expect((await store.listRuns()).find((row) => row.runId === 'a')).toMatchObject({ status: 'completed', steps: 1 });
+    await store.close();
+  });
+
   it('close() commits the writes asked for before it; later calls fail as closed', async () => {
     const file = newFile();
     const store = await openStore(file);
