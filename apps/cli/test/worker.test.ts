@@ -257,6 +257,8 @@ suite('bridle batch --queue', () => {
       storeUrl,
       '--queue-prefix',
       prefix,
+      '--max-cost',
+      '5',
     ];
     // The producer holds no key: only the model id.
     const producerEnv = cliEnv({ BRIDLE_MODEL: 'openai:fake-model' });
@@ -282,6 +284,10 @@ suite('bridle batch --queue', () => {
         durationMs: expect.any(Number),
       });
     }
+    // --max-cost travels with each job, for the workers to apply.
+    const queue = await openRunQueue({ redis: REDIS_URL, prefix });
+    expect((await queue.queue.getJob(lines[0]?.runId as string))?.data).toMatchObject({ maxCostUsd: 5 });
+    await queue.close();
     // The runs are journaled in the shared store under those run ids.
     const store = await openStore(storeUrl);
     expect((await store.readRun(lines[0]?.runId as string))?.status).toBe('completed');

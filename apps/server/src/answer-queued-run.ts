@@ -62,6 +62,8 @@ export async function answerQueuedRun(
       timeoutMs: context.config.runTimeoutMs,
       ...(chat.skill === undefined ? {} : { skill: chat.skill }),
       ...(chat.maxSteps === undefined ? {} : { maxSteps: chat.maxSteps }),
+      // The server's per-run budget (--max-cost); a worker with a smaller one applies its own.
+      ...(context.config.maxCostUsd === undefined ? {} : { maxCostUsd: context.config.maxCostUsd }),
     };
     await runs.queue.enqueue(spec);
     const following = streaming ? follow(context, runs, request, reply, session.id, runId, slot) : undefined;

@@ -61,6 +61,7 @@ export async function runQueuedBatch(
       timeoutMs: config.runTimeoutMs,
       ...(body.skill === undefined ? {} : { skill: body.skill }),
       ...(maxSteps === undefined ? {} : { maxSteps }),
+      ...(config.maxCostUsd === undefined ? {} : { maxCostUsd: config.maxCostUsd }),
     };
   });
   const total = specs.length;

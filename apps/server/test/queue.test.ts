@@ -1,3 +1,4 @@
+import { openRunQueue } from '@bridle/queue';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ServerOptions } from '../src/index';
 import { json, postJson, readSseFrames, startTestServer } from './helpers';
@@ -111,6 +112,19 @@ suite('queued runs: a server, two worker processes, Redis and Postgres', { timeo
       'heard 1: second',
       'heard 1: third',
     ]);
+  });
+
+  it("the server's per-run budget (--max-cost) travels with its jobs, for the workers to apply", async () => {
+    const server = await startTestServer({ ...queued(), maxCostUsd: 0.75 });
+    const answer = await postJson(`${server.url}/api/chat`, { prompt: 'budgeted' });
+    expect(answer.status).toBe(200);
+    const queue = await openRunQueue({ redis: REDIS_URL, prefix });
+    try {
+      const job = await queue.queue.getJob(answer.body.runId);
+      expect(job?.data).toMatchObject({ prompt: 'budgeted', maxCostUsd: 0.75 });
+    } finally {
+      await queue.close();
+    }
   });
 
   it('a run the workers refuse is a 502 with their reason', async () => {

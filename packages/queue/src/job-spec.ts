@@ -20,6 +20,11 @@ export interface RunJobSpec {
   maxToolCalls?: number;
   /** Whole-run deadline in ms (for each attempt of a job). */
   timeoutMs?: number;
+  /**
+   * The run's budget in US dollars (status `budget_limit` when reached). A worker with a budget of its own
+   * applies the smaller of the two: a job can tighten a worker's budget, never loosen it.
+   */
+  maxCostUsd?: number;
   /** Stream model output (`text_delta` events reach followers). */
   stream?: boolean;
   /** Continue this session of the worker's store (its messages come first; the session is saved after). */
@@ -47,6 +52,7 @@ const KEYS = new Set([
   'maxSteps',
   'maxToolCalls',
   'timeoutMs',
+  'maxCostUsd',
   'stream',
   'sessionId',
   'runId',
@@ -93,6 +99,9 @@ export function toSizedJobData(spec: RunJobSpec, maxPayloadBytes: number): { dat
   positive(spec, 'maxSteps', 1);
   positive(spec, 'maxToolCalls', 0);
   positive(spec, 'timeoutMs', 1);
+  const cost = spec.maxCostUsd;
+  if (cost !== undefined && (typeof cost !== 'number' || !Number.isFinite(cost) || cost <= 0))
+    fail('maxCostUsd', 'a positive number of US dollars', cost);
   const runId = spec.runId === undefined ? randomUUID() : checkId('runId', spec.runId);
   const data: RunJobData = { ...spec, version: 1, runId };
   // A worker reading a job (no limit) need not serialise it again.

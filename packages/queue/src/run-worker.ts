@@ -25,6 +25,11 @@ export interface RunJob extends RunJobData {
   attempt: number;
 }
 
+/** The worker's budget with the job's cost limit: the smaller of the two applies. */
+function tightenedBudget(budget: RunAgentOptions['budget'], maxCostUsd: number): RunAgentOptions['budget'] {
+  return { ...budget, maxCostUsd: Math.min(budget?.maxCostUsd ?? Number.POSITIVE_INFINITY, maxCostUsd) };
+}
+
 /** One line of what a worker has to say (readiness, outages, failed jobs). */
 export interface WorkerLog {
   level: 'info' | 'warn' | 'error';
@@ -176,6 +181,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       ...(data.maxSteps === undefined ? {} : { maxSteps: data.maxSteps }),
       ...(data.maxToolCalls === undefined ? {} : { maxToolCalls: data.maxToolCalls }),
       ...(data.timeoutMs === undefined ? {} : { timeoutMs: data.timeoutMs }),
+      ...(data.maxCostUsd === undefined ? {} : { budget: tightenedBudget(agent.budget, data.maxCostUsd) }),
       ...(data.stream === undefined ? {} : { stream: data.stream }),
       store: retry.journal(fence.store),
       runId: data.runId,

@@ -131,6 +131,30 @@ suite('@bridle/queue with Redis', () => {
     expect(await queue.queue.count()).toBe(0);
   });
 
+  it("a job carries a cost budget: the smaller of it and the worker's own applies", async () => {
+    const { queue, start } = await setup();
+    const steps = twoStepModel();
+    const model = {
+      id: 'test:costly',
+      async generate(request: ModelRequest) {
+        return { ...(await steps.generate(request)), usage: { inputTokens: 1, outputTokens: 1, costUsd: 0.5 } };
+      },
+    };
+    await start((job) => ({
+      ...testAgent(model)(job),
+      budget: { maxCostUsd: job.prompt === 'worker is tighter' ? 0.25 : 10 },
+    }));
+    await queue.enqueue({ prompt: 'job is tighter', model: model.id, runId: 'cost-job', maxCostUsd: 0.4 });
+    await queue.enqueue({ prompt: 'worker is tighter', model: model.id, runId: 'cost-worker', maxCostUsd: 5 });
+    await queue.enqueue({ prompt: 'room for both steps', model: model.id, runId: 'cost-roomy', maxCostUsd: 5 });
+    expect((await queue.settled('cost-job')).result).toMatchObject({ status: 'budget_limit', steps: 1 });
+    expect((await queue.settled('cost-worker')).result).toMatchObject({ status: 'budget_limit', steps: 1 });
+    expect((await queue.settled('cost-roomy')).result).toMatchObject({ status: 'completed', steps: 2 });
+    await expect(queue.enqueue({ prompt: 'a', model: 'm', maxCostUsd: 0 })).rejects.toThrow(
+      'Invalid run job: maxCostUsd must be a positive number of US dollars, got number 0.',
+    );
+  });
+
   it('a job for a model or skill the worker does not offer fails at once with the reason, without retries', async () => {
     const { queue, start } = await setup();
     await start(testAgent(twoStepModel()));

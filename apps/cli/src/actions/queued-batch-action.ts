@@ -145,6 +145,7 @@ export async function queuedBatchAction(
       `${todo.length} to run${skipped > 0 ? `, ${skipped} already in ${flags.out}` : ''}${bad.length > 0 ? `, ${bad.length} bad ${bad.length === 1 ? 'line' : 'lines'}` : ''} · ${modelId} · queue ${settings.prefix}:bridle-runs\n`,
     ),
   );
+  const maxCostUsd = flags.maxCost ?? project.config.maxCostUsd;
   const specs: RunJobSpec[] = todo.map((item) => ({
     ...(item.messages === undefined ? { prompt: item.prompt as string } : { messages: item.messages }),
     model: modelId,
@@ -159,6 +160,8 @@ export async function queuedBatchAction(
       ? {}
       : { maxToolCalls: item.maxToolCalls ?? flags.maxToolCalls }),
     ...((item.timeoutMs ?? flags.timeout) === undefined ? {} : { timeoutMs: item.timeoutMs ?? flags.timeout }),
+    // The workers apply it (or their own budget, when that is smaller).
+    ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
     runId: runIdOf(batchKey, item.id),
   }));
 
