@@ -1,4 +1,5 @@
 import { openRunQueue } from '@bridle/queue';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ServerOptions } from '../src/index';
 import { json, postJson, readSseFrames, startTestServer } from './helpers';
@@ -125,6 +126,42 @@ suite('queued runs: a server, two worker processes, Redis and Postgres', { timeo
     } finally {
       await queue.close();
     }
+  });
+
+  it('the OpenAI-compatible face runs on the workers too: chat completions (streaming and not) and responses', async () => {
+    const server = await startTestServer(queued());
+    const openai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const completion = await openai.chat.completions.create({
+      model: 'bridle:assistant',
+      messages: [
+        { role: 'system', content: 'Answer briefly.' },
+        { role: 'user', content: 'hello' },
+      ],
+    });
+    const [pid, heard] = (completion.choices[0]?.message.content ?? '').split(' heard ');
+    expect(pids()).toContain(pid);
+    expect(heard).toBe('1: hello [instructed]');
+    expect(completion.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 4 });
+
+    const stream = await openai.chat.completions.create({
+      model: 'bridle:assistant',
+      messages: [{ role: 'user', content: 'streamed' }],
+      stream: true,
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toMatch(/^\d+ heard 1: streamed$/);
+
+    const response = await openai.responses.create({ model: 'bridle:assistant', input: 'by responses' });
+    expect(response.output_text).toMatch(/^\d+ heard 1: by responses$/);
+
+    // A skill the workers do not offer: their reason, in OpenAI's error shape.
+    const refused = await openai.chat.completions
+      .create({ model: 'bridle:analyst', messages: [{ role: 'user', content: 'x' }] })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.APIError);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expect(String((refused as Error).message)).toContain('skill "analyst" is not offered by this worker');
   });
 
   it('a run the workers refuse is a 502 with their reason', async () => {

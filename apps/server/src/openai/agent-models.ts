@@ -34,3 +34,8 @@ export function agentProfile(context: ServerContext, model: string): RunProfile 
     `The model ${JSON.stringify(model)} does not exist: this server offers ${offered || 'no agents'} (see GET /v1/models).`,
   );
 }
+
+/** The skill of a model id that {@link agentProfile} accepted (`bridle:coding` → `coding`). */
+export function agentSkill(model: string): string {
+  return model.slice(AGENT_MODEL_PREFIX.length);
+}

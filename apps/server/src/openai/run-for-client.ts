@@ -11,15 +11,21 @@ import { ServerError } from '../server-error';
 import { transcriptChars } from '../session-store';
 import type { AgentInput } from './openai-input';
 import { systemWithInstructions } from './openai-input';
+import { runQueuedForClient } from './run-queued-for-client';
 
 /** Options of {@link runForClient}. */
 export interface RunForClientOptions {
   profile: RunProfile;
+  /** The skill the client's model id names (`bridle:<skill>`): what a queued run asks its worker for. */
+  skill: string;
   input: AgentInput;
   /** Stream the model's text (`text_delta` events). */
   stream: boolean;
   onEvent?: (event: RunEvent) => void;
 }
+
+/** What a `/v1` route reads of a run (an in-process `AgentResult` or a queued job's result). */
+export type ClientRunResult = Pick<AgentResult, 'runId' | 'status' | 'answer' | 'error' | 'usage'>;
 
 /**
  * Checks the input against the server's bounds (the prompt: `BRIDLE_MAX_PROMPT_CHARS`; the whole
@@ -31,7 +37,7 @@ export async function runForClient(
   context: ServerContext,
   reply: FastifyReply,
   options: RunForClientOptions,
-): Promise<AgentResult> {
+): Promise<ClientRunResult> {
   const messages: Message[] = options.input.messages;
   checkPromptLength(context.config, (messages.at(-1) as Message).content);
   const chars = transcriptChars(messages);
@@ -41,6 +47,8 @@ export async function runForClient(
       `The conversation has ${chars} characters (as JSON), more than BRIDLE_MAX_SESSION_CHARS=${context.config.maxSessionChars}: send fewer earlier messages.`,
     );
   }
+  // With BRIDLE_REDIS_URL the workers run it: they hold the model, the skills and the keys.
+  if (context.queue) return runQueuedForClient(context, context.queue, reply, messages, options);
   const model = requireModel(context);
   const slot = context.limiter.tryAcquire();
   if (!slot) {

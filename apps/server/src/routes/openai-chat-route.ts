@@ -1,6 +1,6 @@
 import type { RunEvent } from '@bridle/events';
 import type { FastifyInstance } from 'fastify';
-import { agentProfile } from '../openai/agent-models';
+import { agentProfile, agentSkill } from '../openai/agent-models';
 import { finalStepText } from '../openai/final-step-text';
 import { openAIErrorBody } from '../openai/openai-error';
 import { type ClientMessage, toAgentInput } from '../openai/openai-input';
@@ -46,7 +46,12 @@ export function registerOpenAIChatRoute(app: FastifyInstance, context: ServerCon
       const input = toAgentInput(body.messages, 'messages');
       const created = seconds();
       if (!body.stream) {
-        const result = await runForClient(context, reply, { profile, input, stream: false });
+        const result = await runForClient(context, reply, {
+          profile,
+          skill: agentSkill(body.model),
+          input,
+          stream: false,
+        });
         if (result.status !== 'completed')
           return reply.code(runFailure(result).status).send(openAIErrorBody(runFailure(result)));
         return {
@@ -93,7 +98,13 @@ export function registerOpenAIChatRoute(app: FastifyInstance, context: ServerCon
         final(event);
       };
       try {
-        const result = await runForClient(context, reply, { profile, input, stream: true, onEvent });
+        const result = await runForClient(context, reply, {
+          profile,
+          skill: agentSkill(body.model),
+          input,
+          stream: true,
+          onEvent,
+        });
         const stream = sse as SseStream | undefined;
         if (!stream) return reply;
         if (result.status === 'completed') {

@@ -1,12 +1,11 @@
-import type { AgentResult } from '@bridle/core';
 import type { RunEvent } from '@bridle/events';
 import type { FastifyInstance } from 'fastify';
-import { agentProfile } from '../openai/agent-models';
+import { agentProfile, agentSkill } from '../openai/agent-models';
 import { finalStepText } from '../openai/final-step-text';
 import { openAIErrorBody } from '../openai/openai-error';
 import { type ClientMessage, toAgentInput } from '../openai/openai-input';
 import { runFailure } from '../openai/run-failure';
-import { runForClient } from '../openai/run-for-client';
+import { type ClientRunResult, runForClient } from '../openai/run-for-client';
 import { responsesUsage } from '../openai/usage';
 import type { ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
@@ -40,7 +39,7 @@ function outputMessage(parts: ResponseParts, text: string, status: 'in_progress'
 }
 
 /** A Responses API `response` object. */
-function responseObject(parts: ResponseParts, state: { status: string; text?: string; result?: AgentResult }) {
+function responseObject(parts: ResponseParts, state: { status: string; text?: string; result?: ClientRunResult }) {
   const failed = state.result !== undefined && state.result.status !== 'completed';
   return {
     id: parts.id,
@@ -48,7 +47,10 @@ function responseObject(parts: ResponseParts, state: { status: string; text?: st
     created_at: parts.created,
     status: state.status,
     error: failed
-      ? { code: runFailure(state.result as AgentResult).code, message: runFailure(state.result as AgentResult).message }
+      ? {
+          code: runFailure(state.result as ClientRunResult).code,
+          message: runFailure(state.result as ClientRunResult).message,
+        }
       : null,
     incomplete_details: null,
     instructions: null,
@@ -107,7 +109,12 @@ export function registerOpenAIResponsesRoute(app: FastifyInstance, context: Serv
         parts.messageId = `msg_${runId.replaceAll('-', '')}`;
       };
       if (!body.stream) {
-        const result = await runForClient(context, reply, { profile, input, stream: false });
+        const result = await runForClient(context, reply, {
+          profile,
+          skill: agentSkill(body.model),
+          input,
+          stream: false,
+        });
         name(result.runId);
         if (result.status !== 'completed')
           return reply.code(runFailure(result).status).send(openAIErrorBody(runFailure(result)));
@@ -144,7 +151,13 @@ export function registerOpenAIResponsesRoute(app: FastifyInstance, context: Serv
         final(event);
       };
       try {
-        const result = await runForClient(context, reply, { profile, input, stream: true, onEvent });
+        const result = await runForClient(context, reply, {
+          profile,
+          skill: agentSkill(body.model),
+          input,
+          stream: true,
+          onEvent,
+        });
         if (!sse) return reply;
         if (result.status === 'completed') {
           emit('response.completed', {
