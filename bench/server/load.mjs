@@ -1,6 +1,6 @@
 // Load benchmark: req/s of POST /api/chat and POST /v1/chat/completions (instant model) against a bare
 // Fastify route, in the same run (target for both: at least 50% of bare), with every run journaled in a
-// memory store and in a SQLite file (the server's default store).
+// memory store (the server's default store) and in a SQLite file (the CLI's default).
 // Run from the repo root on bundled sources (like the published build):
 //   npx esbuild bench/server/load.mjs --bundle --platform=node --format=esm --conditions=@bridle/source \
 //     --banner:js="import{createRequire}from'module';const require=createRequire(import.meta.url);" \
@@ -9,9 +9,10 @@
 // The load generator runs in a child process (its own event loop and CPU accounting) over keep-alive
 // connections; every server parses a JSON body and answers JSON. Besides req/s, each line gives the servers'
 // CPU time per request (this process's user + system time over the measurement, divided by the requests):
-// a figure that does not depend on whether the server or the load generator is the bottleneck. /api/chat does the full work of a chat request: schema validation,
-// a session created and stored, a run slot, runAgent with its events journaled, the JSON answer; /v1/chat/completions
-// the same run without a session, with the messages converted and the answer in OpenAI's shape.
+// a figure that does not depend on whether the server or the load generator is the bottleneck.
+// /api/chat does the full work of a chat request: schema validation, a session created and stored, a run
+// slot, runAgent with its events journaled, the JSON answer; /v1/chat/completions the same run without a
+// session, with the messages converted and the answer in OpenAI's shape.
 
 import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
