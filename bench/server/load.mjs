@@ -41,8 +41,8 @@ async function main() {
       usage: { inputTokens: 1, outputTokens: 1 },
     }),
   };
-  // Every run is journaled: once in a memory store, once in a SQLite file (the server's default store,
-  // sqlite:.bridle/bridle.db; here in a temporary folder).
+  // Every run is journaled: once in a memory store (the server's default), once in a SQLite file (the CLI's
+  // default, sqlite:.bridle/bridle.db; here in a temporary folder).
   const folder = await mkdtemp(join(tmpdir(), 'bridle-bench-server-'));
   const options = { model: instant, env: {}, logger: false, port: 0, maxConcurrentRuns: 4096 };
   const memory = createServer({ ...options, store: 'memory:' });
