@@ -1,31 +1,17 @@
-import { type AgentResult, runAgent } from '@bridle/core';
-import type { RunEvent } from '@bridle/events';
+import { runAgent } from '@bridle/core';
 import type { Message } from '@bridle/protocol';
 import type { FastifyReply } from 'fastify';
 import { checkPromptLength } from '../input-bounds';
 import { runJournal } from '../run-journal';
 import { serverRunOptions } from '../run-options';
-import type { RunProfile } from '../run-profiles';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
 import { transcriptChars } from '../session-store';
-import type { AgentInput } from './openai-input';
+import type { ClientRunResult, RunForClientOptions } from './client-run';
 import { systemWithInstructions } from './openai-input';
 import { runQueuedForClient } from './run-queued-for-client';
 
-/** Options of {@link runForClient}. */
-export interface RunForClientOptions {
-  profile: RunProfile;
-  /** The skill the client's model id names (`bridle:<skill>`): what a queued run asks its worker for. */
-  skill: string;
-  input: AgentInput;
-  /** Stream the model's text (`text_delta` events). */
-  stream: boolean;
-  onEvent?: (event: RunEvent) => void;
-}
-
-/** What a `/v1` route reads of a run (an in-process `AgentResult` or a queued job's result). */
-export type ClientRunResult = Pick<AgentResult, 'runId' | 'status' | 'answer' | 'error' | 'usage'>;
+export type { ClientRunResult, RunForClientOptions } from './client-run';
 
 /**
  * Checks the input against the server's bounds (the prompt: `BRIDLE_MAX_PROMPT_CHARS`; the whole

@@ -6,8 +6,8 @@ import type { FastifyReply } from 'fastify';
 import { busy } from '../answer-run';
 import { type QueuedRuns, queuedModelId, queuedRunFailure, settledOrAborted } from '../queued-runs';
 import type { ServerContext } from '../server-context';
+import type { ClientRunResult, RunForClientOptions } from './client-run';
 import { systemWithInstructions } from './openai-input';
-import type { ClientRunResult, RunForClientOptions } from './run-for-client';
 
 /**
  * A `/v1` run that a worker executes (`BRIDLE_REDIS_URL`): the conversation is enqueued with the skill the
