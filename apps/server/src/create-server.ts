@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventObserver } from '@bridle/events';
 import { resolveModel } from '@bridle/models';
+import type { Telemetry } from '@bridle/otel';
 import { ConfigError, type Store } from '@bridle/protocol';
 import { analystSkill, assistantSkill } from '@bridle/skills';
 import { openStore } from '@bridle/store';
@@ -28,7 +29,7 @@ import { resolveServerConfig, type ServerConfig } from './server-config';
 import type { ModelSource, ServerContext } from './server-context';
 import { defaultLogger } from './server-logger';
 import type { ServerOptions } from './server-options';
-import { serverTelemetry } from './server-telemetry';
+import { openServerTelemetry } from './server-telemetry';
 import { MemorySessionStore } from './session-store';
 import { StoreSessionStore } from './store-session-store';
 import { type TaggingStore, taggingStore } from './tagging-store';
@@ -104,7 +105,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     );
   }
   const env = options.env ?? process.env;
-  const telemetry = options.telemetry === false ? undefined : serverTelemetry(env, () => app.log);
+  let telemetry: Telemetry | undefined;
   const app = Fastify({
     logger: options.logger ?? defaultLogger(env),
     genReqId: () => randomUUID(),
@@ -146,8 +147,6 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     // Every run gets a context budget, so a long session never sends an unbounded request.
     agent: {
       ...options.agent,
-      // Every run's events also become spans when OTEL_EXPORTER_OTLP_ENDPOINT is set.
-      ...(telemetry === undefined ? {} : { onEvent: [...observersOf(options.agent?.onEvent), telemetry.onEvent] }),
       context: { maxContextChars: config.maxContextChars, ...options.agent?.context },
       ...(config.maxCostUsd === undefined
         ? {}
@@ -158,9 +157,13 @@ export function createServer(options: ServerOptions = {}): BridleServer {
   };
   const schemas = requestSchemas(config);
 
-  // The store opens before the routes (a bad BRIDLE_STORE makes listen() reject with the fix).
+  // The store and the telemetry open before the routes (a bad BRIDLE_STORE or OTEL_* setting makes listen()
+  // reject with the fix).
   let ownStore: Store | undefined;
   app.register(async () => {
+    telemetry = options.telemetry === false ? undefined : await openServerTelemetry(env, () => app.log);
+    // Every run's events also become spans when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+    if (telemetry) context.agent.onEvent = [...observersOf(options.agent?.onEvent), telemetry.onEvent];
     const store =
       typeof options.store === 'object' ? options.store : await openStore(config.storeUrl, { cwd: process.cwd() });
     if (typeof options.store !== 'object') ownStore = store;
@@ -179,7 +182,9 @@ export function createServer(options: ServerOptions = {}): BridleServer {
   });
   installErrorHandling(app);
   // A plain app.close() (without shutdown()) still sends the spans so far.
-  if (telemetry !== undefined) app.addHook('onClose', () => telemetry.forceFlush());
+  app.addHook('onClose', async () => {
+    await telemetry?.forceFlush();
+  });
   documentResponses(app);
   registerPlugins(app, config, packageJson.version);
   if ((config.skillNames || config.workspace !== undefined) && !options.skills) {

@@ -110,7 +110,7 @@ describe('OpenTelemetry in the server', () => {
     expect(collector?.requests).toHaveLength(0);
   });
 
-  it('a malformed OTEL_* setting is a ConfigError at creation', async () => {
+  it('a malformed OTEL_* setting is a ConfigError at startup (listen rejects)', async () => {
     await expect(
       startTestServer({
         env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_EXPORTER_OTLP_TIMEOUT: '0' },
