@@ -8,17 +8,22 @@ import type { ServerContext } from './server-context';
 import { ServerError } from './server-error';
 import type { Session } from './session-store';
 
-/** What `/api/chat` asks of a queued run. */
+/** What `/api/chat` (a prompt) or `POST /api/runs/:id/approvals` (decisions) asks of a queued run. */
 export interface QueuedChat {
   session: Session;
-  prompt: string;
+  /** A new run on the session, with this prompt; or `resume`. */
+  prompt?: string;
+  /** Decisions on paused run `runId`: a worker resumes it; its new segment starts at `fromSequence`. */
+  resume?: { runId: string; approvals: Record<string, boolean>; fromSequence: number };
+  /** False for a session that no longer exists (a paused run's deleted session): it is not saved again. */
+  saveSession?: boolean;
   /** The skill the client named (a worker offers it, or refuses the run); else the worker's default. */
   skill?: string;
   maxSteps?: number;
 }
 
 /**
- * Answers `/api/chat` with a run that a worker executes (`BRIDLE_REDIS_URL`): the session is saved first
+ * Answers `/api/chat` (or `POST /api/runs/:id/approvals`) with a run that a worker executes (`BRIDLE_REDIS_URL`): the session is saved first
  * (the worker continues it by id from the shared store and saves its new transcript), the run is enqueued,
  * and its events come back from the worker over Redis: as SSE frames ending with `run_end`, or as the JSON
  * answer once the job settled. A run the worker refused or failed is a 502 with its reason. A client that
@@ -44,19 +49,23 @@ export async function answerQueuedRun(
     if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
   };
   reply.raw.once('close', onClose);
-  const runId = randomUUID();
+  const runId = chat.resume?.runId ?? randomUUID();
+  const saveSession = chat.saveSession !== false;
   const streaming = wantsEventStream(request.headers.accept);
   try {
-    const { pendingRunId: _decided, ...rest } = session;
-    await context.sessions.set({
-      ...rest,
-      updatedAt: Date.now(),
-      ...(chat.skill === undefined ? {} : { skill: chat.skill }),
-    });
+    if (saveSession) {
+      const { pendingRunId: _decided, ...rest } = session;
+      await context.sessions.set({
+        ...rest,
+        updatedAt: Date.now(),
+        ...(chat.skill === undefined ? {} : { skill: chat.skill }),
+      });
+    }
     const spec: RunJobSpec = {
-      prompt: chat.prompt,
+      ...(chat.resume === undefined ? { prompt: chat.prompt } : { approvals: chat.resume.approvals }),
       model,
-      sessionId: session.id,
+      // The worker saves the session's transcript after the run.
+      ...(saveSession ? { sessionId: session.id } : {}),
       runId,
       stream: streaming,
       timeoutMs: context.config.runTimeoutMs,
@@ -65,9 +74,10 @@ export async function answerQueuedRun(
       // The server's per-run budget (--max-cost); a worker with a smaller one applies its own.
       ...(context.config.maxCostUsd === undefined ? {} : { maxCostUsd: context.config.maxCostUsd }),
     };
-    await runs.queue.enqueue(spec);
-    const following = streaming ? follow(context, runs, request, reply, session.id, runId, slot) : undefined;
-    const job = await settledOrAborted(runs, runId, slot.signal);
+    const { jobId } = await runs.queue.enqueue(spec);
+    const from = { jobId, fromSequence: chat.resume?.fromSequence };
+    const following = streaming ? follow(context, runs, request, reply, session.id, runId, from, slot) : undefined;
+    const job = await settledOrAborted(runs, jobId, slot.signal);
     if (!job) return reply;
     if (job.state !== 'completed' || !job.result) {
       // A refused or failed job has no run_end to end the stream with.
@@ -80,7 +90,7 @@ export async function answerQueuedRun(
     }
     const result = job.result;
     const paused = result.status === 'awaiting_approval';
-    if (paused) {
+    if (paused && saveSession) {
       const saved = await context.sessions.get(session.id);
       if (saved) await context.sessions.set({ ...saved, pendingRunId: runId, updatedAt: Date.now() });
     }
@@ -119,13 +129,19 @@ async function follow(
   reply: FastifyReply,
   sessionId: string,
   runId: string,
+  from: { jobId: string; fromSequence: number | undefined },
   slot: { signal: AbortSignal; abort(reason: unknown): void },
 ) {
   const events = chatEventStream(context, request, reply, sessionId, () =>
     slot.abort(new Error('the client reads the event stream too slowly')),
   );
+  const options = {
+    signal: slot.signal,
+    jobId: from.jobId,
+    ...(from.fromSequence === undefined ? {} : { fromSequence: from.fromSequence }),
+  };
   try {
-    for await (const event of runs.queue.follow(runId, { signal: slot.signal })) events.observe(event);
+    for await (const event of runs.queue.follow(runId, options)) events.observe(event);
   } catch (error) {
     if (!slot.signal.aborted) request.log.error({ err: error, runId }, 'following the queued run failed');
   }

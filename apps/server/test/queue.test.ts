@@ -164,6 +164,46 @@ suite('queued runs: a server, two worker processes, Redis and Postgres', { timeo
     expect(String((refused as Error).message)).toContain('skill "analyst" is not offered by this worker');
   });
 
+  it('a queued run that pauses for approval is resumed by a worker when the calls are decided', async () => {
+    const server = await startTestServer(queued());
+    const paused = await postJson(`${server.url}/api/chat`, { prompt: 'clean up', skill: 'guarded' });
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({
+      status: 'awaiting_approval',
+      pendingApprovals: [{ callId: 'w1', name: 'wipe', arguments: {} }],
+    });
+    const { runId, sessionId } = paused.body;
+    // The session waits for the decision.
+    const blocked = await postJson(`${server.url}/api/chat`, { prompt: 'next', sessionId });
+    expect(blocked.status).toBe(409);
+
+    const response = await fetch(`${server.url}/api/runs/${runId}/approvals`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ approvals: { w1: true } }),
+    });
+    expect(response.status).toBe(200);
+    const frames = await readSseFrames(response);
+    // Only the resumed segment's events (run_start stays server-side): the approved call, then the run's end;
+    // nothing of the paused segment (its run_end is in the same Redis stream) comes again.
+    expect(frames[0]).toMatchObject({ event: 'tool_start' });
+    expect(frames.filter((frame) => frame.event === 'run_end')).toHaveLength(1);
+    expect(frames.at(-1)?.data).toMatchObject({ type: 'run_end', status: 'completed' });
+    expect(frames.find((frame) => frame.event === 'tool_end')?.data).toMatchObject({ name: 'wipe' });
+    const run = await json(await fetch(`${server.url}/api/runs/${runId}`));
+    expect(run).toMatchObject({ runId, status: 'completed' });
+    expect(pids()).toContain(String(run.events.at(-1).answer).split(' wiped: ')[0]);
+    expect(run.events.at(-1).answer).toMatch(/ wiped: done$/);
+
+    // Decided already: a clear 409, nothing runs; the session takes prompts again, its transcript saved.
+    const again = await postJson(`${server.url}/api/runs/${runId}/approvals`, { approvals: { w1: true } });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('run_not_waiting');
+    const next = await postJson(`${server.url}/api/chat`, { prompt: 'next', sessionId, skill: 'assistant' });
+    expect(next.status).toBe(200);
+    expect(next.body.answer).toMatch(/ heard 2: next$/);
+  });
+
   it('a run the workers refuse is a 502 with their reason', async () => {
     const server = await startTestServer(queued());
     const refused = await postJson(`${server.url}/api/chat`, { prompt: 'hi', skill: 'coding' });

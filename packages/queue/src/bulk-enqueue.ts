@@ -1,6 +1,6 @@
 import { ConfigError } from '@bridle/protocol';
 import type { Queue } from 'bullmq';
-import { type RunJobData, type RunJobSpec, toSizedJobData } from './job-spec';
+import { jobIdOf, type RunJobData, type RunJobSpec, toSizedJobData } from './job-spec';
 
 /** Most jobs sent to Redis in one round trip by `enqueueMany`. */
 export const BULK_JOBS = 1000;
@@ -40,6 +40,6 @@ export async function bulkEnqueue(
   }
   if (chunk.length > 0) chunks.push(chunk);
   for (const datas of chunks)
-    await queue.addBulk(datas.map((data) => ({ name: 'run', data, opts: { jobId: data.runId } })));
-  return chunks.flat().map((data) => ({ jobId: data.runId, runId: data.runId }));
+    await queue.addBulk(datas.map((data) => ({ name: 'run', data, opts: { jobId: jobIdOf(data) } })));
+  return chunks.flat().map((data) => ({ jobId: jobIdOf(data), runId: data.runId }));
 }

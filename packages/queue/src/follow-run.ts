@@ -15,6 +15,8 @@ export interface FollowSource {
   signal: AbortSignal | undefined;
   /** How long one read waits for new events before the job's state is checked, in ms. */
   blockMs: number;
+  /** Events of the run before this sequence are skipped (a resumed segment's first sequence). */
+  fromSequence?: number;
 }
 
 // States after which no worker publishes to the run's stream any more.
@@ -34,6 +36,7 @@ export async function* followRun(redis: Redis, source: FollowSource): AsyncGener
   const { key, runId, signal } = source;
   let lastId = '0';
   const delivered = new Map<string, number>();
+  if (source.fromSequence !== undefined) delivered.set(runId, source.fromSequence - 1);
   let settled: string | undefined;
   while (!signal?.aborted) {
     // Once the job settled, everything its worker published is in the stream: read it without waiting.

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ConfigError, describeValue, type Message } from '@bridle/protocol';
 
 /**
@@ -31,6 +31,13 @@ export interface RunJobSpec {
   sessionId?: string;
   /** The run's id in the store (default: a new UUID). Jobs with the same `runId` continue the same journal. */
   runId?: string;
+  /**
+   * Decisions on the pending calls of paused run `runId` (`{ <callId>: true | false }`, as `resumeRun` takes
+   * them): the job resumes that run from the store instead of starting one, so it has no `prompt` or
+   * `messages`. Its job id is the run id and a digest of the decisions: the same decisions enqueued again add
+   * nothing. A worker refuses it (the job fails, naming why) when those calls are no longer pending.
+   */
+  approvals?: Record<string, boolean>;
 }
 
 /** A job's data in Redis: the spec with its run id fixed, and a version for workers of other releases. */
@@ -56,6 +63,7 @@ const KEYS = new Set([
   'stream',
   'sessionId',
   'runId',
+  'approvals',
 ]);
 
 function fail(field: string, expected: string, value: unknown): never {
@@ -66,6 +74,31 @@ function positive(spec: RunJobSpec, key: 'maxSteps' | 'maxToolCalls' | 'timeoutM
   const value = spec[key];
   if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < least))
     fail(key, least === 0 ? 'a non-negative integer' : 'a positive integer', value);
+}
+
+/** Most decisions in one approvals job (as `POST /api/runs/:id/approvals` takes). */
+const MAX_DECISIONS = 1000;
+
+function checkApprovals(approvals: unknown): void {
+  const entries =
+    typeof approvals === 'object' && approvals !== null && !Array.isArray(approvals) ? Object.entries(approvals) : [];
+  if (
+    entries.length === 0 ||
+    entries.length > MAX_DECISIONS ||
+    entries.some(([, decision]) => typeof decision !== 'boolean')
+  )
+    fail('approvals', `an object of 1 to ${MAX_DECISIONS} decisions by call id (true or false)`, approvals);
+}
+
+/**
+ * The job id of a job: its run id, or for an approvals job the run id and a digest of its decisions (in call-id
+ * order), so that each decision of a paused run is one job and the same decisions enqueued twice are one.
+ */
+export function jobIdOf(data: RunJobData): string {
+  if (data.approvals === undefined) return data.runId;
+  const decisions = Object.entries(data.approvals).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const digest = createHash('sha256').update(JSON.stringify(decisions)).digest('hex').slice(0, 16);
+  return `${data.runId}.approvals-${digest}`;
 }
 
 /** Checks an id usable as a BullMQ job id and a run id: 1 to 200 of `A-Z a-z 0-9 _ . -`, not all digits. */
@@ -88,10 +121,21 @@ export function toSizedJobData(spec: RunJobSpec, maxPayloadBytes: number): { dat
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) fail('the job', 'an object', spec);
   for (const key of Object.keys(spec)) if (!KEYS.has(key)) fail(`"${key}"`, `one of ${[...KEYS].join(', ')}`, key);
   const hasPrompt = spec.prompt !== undefined;
-  if (hasPrompt === (spec.messages !== undefined))
-    fail('the input', 'exactly one of prompt (a string) or messages (an array)', spec.prompt ?? spec.messages);
-  if (hasPrompt && typeof spec.prompt !== 'string') fail('prompt', 'a string', spec.prompt);
-  if (!hasPrompt && !Array.isArray(spec.messages)) fail('messages', 'an array of messages', spec.messages);
+  if (spec.approvals !== undefined) {
+    checkApprovals(spec.approvals);
+    if (hasPrompt || spec.messages !== undefined)
+      fail(
+        'the input',
+        "absent with approvals (the paused run's transcript is in its journal)",
+        spec.prompt ?? spec.messages,
+      );
+    if (spec.runId === undefined) fail('runId', 'the id of the paused run the approvals decide', spec.runId);
+  } else {
+    if (hasPrompt === (spec.messages !== undefined))
+      fail('the input', 'exactly one of prompt (a string) or messages (an array)', spec.prompt ?? spec.messages);
+    if (hasPrompt && typeof spec.prompt !== 'string') fail('prompt', 'a string', spec.prompt);
+    if (!hasPrompt && !Array.isArray(spec.messages)) fail('messages', 'an array of messages', spec.messages);
+  }
   if (typeof spec.model !== 'string' || spec.model.trim() === '') fail('model', 'a model id string', spec.model);
   for (const key of ['skill', 'system', 'sessionId'] as const)
     if (spec[key] !== undefined && typeof spec[key] !== 'string') fail(key, 'a string', spec[key]);

@@ -3,7 +3,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { bulkEnqueue } from './bulk-enqueue';
 import { positiveOption } from './check-options';
 import { followRun } from './follow-run';
-import { DEFAULT_MAX_PAYLOAD_BYTES, type RunJobSpec, toJobData } from './job-spec';
+import { DEFAULT_MAX_PAYLOAD_BYTES, jobIdOf, type RunJobSpec, toJobData } from './job-spec';
 import { checkPrefix, DEFAULT_QUEUE_PREFIX, QUEUE_NAME, queueKeys } from './names';
 import { checkRedisReachable, checkRedisUrl, openRedis } from './redis-connection';
 import type { QueuedRunResult } from './run-result';
@@ -82,7 +82,16 @@ export interface RunQueue {
    * without one, or when the journal has no `run_end` either, it throws a `BridleError` (code
    * `run_stream_gone`) naming the job's state (and a failed job's reason) rather than waiting for ever.
    */
-  follow(runId: string, options?: { signal?: AbortSignal }): AsyncIterable<RunEvent>;
+  follow(
+    runId: string,
+    options?: {
+      signal?: AbortSignal;
+      /** The job whose state ends the wait (default the run id; an approvals job's own id, see `enqueue`). */
+      jobId?: string;
+      /** Skips earlier events: a resumed segment's first sequence (the stream also holds the paused one's). */
+      fromSequence?: number;
+    },
+  ): AsyncIterable<RunEvent>;
   /**
    * Calls `listener` with the id of every job that completes or fails from now on (BullMQ's queue events;
    * best effort: a listener may miss events while Redis is away, so poll `job()` too). Returns a function
@@ -164,8 +173,9 @@ export async function openRunQueue(options: RunQueueOptions): Promise<RunQueue> 
     queue,
     async enqueue(spec) {
       const data = toJobData(spec, maxPayloadBytes);
-      await queue.add('run', data, { jobId: data.runId });
-      return { jobId: data.runId, runId: data.runId };
+      const jobId = jobIdOf(data);
+      await queue.add('run', data, { jobId });
+      return { jobId, runId: data.runId };
     },
     enqueueMany: (specs) => bulkEnqueue(queue, specs, maxPayloadBytes),
     job,
@@ -177,7 +187,7 @@ export async function openRunQueue(options: RunQueueOptions): Promise<RunQueue> 
         await new Promise((resolve) => setTimeout(resolve, pollMs));
       }
     },
-    follow(runId, { signal } = {}) {
+    follow(runId, { signal, jobId = runId, fromSequence } = {}) {
       const reader = connection.duplicate();
       reader.on('error', () => {});
       followers.add(reader);
@@ -187,8 +197,9 @@ export async function openRunQueue(options: RunQueueOptions): Promise<RunQueue> 
         signal,
         store: options.store,
         blockMs: 1000,
-        jobState: () => queue.getJobState(runId),
-        failedReason: async () => (await queue.getJob(runId))?.failedReason,
+        ...(fromSequence === undefined ? {} : { fromSequence }),
+        jobState: () => queue.getJobState(jobId),
+        failedReason: async () => (await queue.getJob(jobId))?.failedReason,
       });
       return {
         async *[Symbol.asyncIterator]() {

@@ -206,14 +206,17 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       // again after Redis lost it), and only then is the journal read, so a new run costs no extra read.
       // Later takes (a retry, a dead or draining worker's job) resume it when it is journaled.
       const first = (job.attemptsStarted ?? 0) <= 1 && job.attemptsMade === 0;
-      const result = first
-        ? await start().catch(async (error: unknown) => {
-            if (ConfigError.isInstance(error) && (await store.readRun(data.runId))) return resumeRun(run);
-            throw error;
-          })
-        : (await store.readRun(data.runId))
-          ? await resumeRun(run)
-          : await start();
+      const result =
+        data.approvals !== undefined
+          ? await resumeWithApprovals(store, run, data.approvals, first)
+          : first
+            ? await start().catch(async (error: unknown) => {
+                if (ConfigError.isInstance(error) && (await store.readRun(data.runId))) return resumeRun(run);
+                throw error;
+              })
+            : (await store.readRun(data.runId))
+              ? await resumeRun(run)
+              : await start();
       // BullMQ tries the job again after its backoff; the next attempt resumes the run from the journal.
       if (retry.reason !== undefined) throw new Error(retry.reason);
       if (result.status === 'model_error' && result.error !== undefined)
@@ -301,6 +304,29 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       return closing;
     },
   };
+}
+
+/**
+ * An approvals job: resumes the paused run with its decisions. On its first take the run must still wait
+ * (else the decisions came too late: another decision resumed it, and the job fails saying so, running
+ * nothing). A later take (a retry, a dead or draining worker's job) finds the segment it resumed journaled
+ * (the run no longer waits) and continues it without deciding again. Calls that are not pending make
+ * `resumeRun` throw a `ConfigError`: the job fails with it.
+ */
+async function resumeWithApprovals(
+  store: Store,
+  run: RunAgentOptions,
+  approvals: Record<string, boolean>,
+  first: boolean,
+): Promise<Awaited<ReturnType<typeof resumeRun>>> {
+  const runId = run.runId as string;
+  const stored = await store.readRun(runId);
+  if (stored?.status === 'awaiting_approval') return resumeRun({ ...run, approvals });
+  if (first)
+    throw new ConfigError(
+      `Run ${runId} is not waiting for approval (status ${stored?.status ?? 'unknown: not in the store'}): its calls were decided already. Nothing was run.`,
+    );
+  return resumeRun(run);
 }
 
 async function input(store: Store, data: RunJobData): Promise<{ prompt: string } | { messages: Message[] }> {

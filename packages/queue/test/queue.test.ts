@@ -155,6 +155,64 @@ suite('@bridle/queue with Redis', () => {
     );
   });
 
+  it('an approvals job resumes a paused run with its decisions; the same decisions again add nothing', async () => {
+    const { queue, store, start } = await setup();
+    const executed: unknown[] = [];
+    const guarded: Tool = {
+      ...addTool,
+      requiresApproval: true,
+      execute: (args) => {
+        executed.push(args);
+        return addTool.execute(args, {} as never);
+      },
+    };
+    const model = twoStepModel();
+    await start((job) => ({ ...testAgent(model)(job), tools: [guarded], approve: () => 'ask' as const }));
+    await queue.enqueue({ prompt: 'careful', model: model.id, runId: 'ask-1' });
+    const paused = await queue.settled('ask-1');
+    expect(paused.result).toMatchObject({
+      status: 'awaiting_approval',
+      pendingApprovals: [{ callId: 'c1', name: 'add', arguments: { a: 2, b: 3 } }],
+    });
+    expect(executed).toEqual([]);
+    const fromSequence = ((await store.readRun('ask-1'))?.events.at(-1)?.sequence ?? 0) + 1;
+
+    const decided = await queue.enqueue({ model: model.id, runId: 'ask-1', approvals: { c1: true } });
+    expect(decided.jobId).toMatch(/^ask-1\.approvals-[0-9a-f]{16}$/);
+    const followed: RunEvent[] = [];
+    for await (const event of queue.follow('ask-1', { jobId: decided.jobId, fromSequence })) followed.push(event);
+    const job = await queue.settled(decided.jobId);
+    expect(job).toMatchObject({ state: 'completed', runId: 'ask-1' });
+    expect(job.result).toMatchObject({ status: 'completed', answer: 'answer: careful', steps: 2, toolCalls: 1 });
+    expect(executed).toEqual([{ a: 2, b: 3 }]);
+    expect(followed[0]).toMatchObject({ type: 'run_start', sequence: fromSequence });
+    expect(followed.at(-1)).toMatchObject({ type: 'run_end', status: 'completed' });
+    expect((await store.readRun('ask-1'))?.status).toBe('completed');
+
+    // The same decisions again: the same job id, nothing added; other decisions on a run that no longer
+    // waits: the job fails, naming why, and nothing runs.
+    expect((await queue.enqueue({ model: model.id, runId: 'ask-1', approvals: { c1: true } })).jobId).toBe(
+      decided.jobId,
+    );
+    const late = await queue.enqueue({ model: model.id, runId: 'ask-1', approvals: { c1: false } });
+    const refused = await queue.settled(late.jobId);
+    expect(refused.state).toBe('failed');
+    expect(refused.failedReason).toMatch(/not waiting for approval|not pending/);
+    expect(executed).toHaveLength(1);
+
+    await expect(queue.enqueue({ model: model.id, approvals: { c1: true } })).rejects.toThrow(
+      'Invalid run job: runId must be the id of the paused run the approvals decide, got undefined.',
+    );
+    await expect(
+      queue.enqueue({ prompt: 'x', model: model.id, runId: 'ask-1', approvals: { c1: true } }),
+    ).rejects.toThrow(
+      "Invalid run job: the input must be absent with approvals (the paused run's transcript is in its journal)",
+    );
+    await expect(queue.enqueue({ model: model.id, runId: 'ask-1', approvals: { c1: 'yes' } as never })).rejects.toThrow(
+      'Invalid run job: approvals must be an object of 1 to 1000 decisions by call id (true or false)',
+    );
+  });
+
   it('a job for a model or skill the worker does not offer fails at once with the reason, without retries', async () => {
     const { queue, start } = await setup();
     await start(testAgent(twoStepModel()));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resumeRun } from '@bridle/core';
 import { BridleError, ConfigError } from '@bridle/protocol';
 import type { FastifyInstance } from 'fastify';
+import { answerQueuedRun } from '../answer-queued-run';
 import { answerRun } from '../answer-run';
 import { pendingCalls, runSessionId } from '../run-views';
 import { requireModel, type ServerContext } from '../server-context';
@@ -84,7 +85,6 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
             `Cannot decide call ${quote(unknown)}: it is not pending in run ${id} (pending: ${pending.map(quote).join(', ') || 'none'}). Nothing was run.`,
           );
         }
-        const model = requireModel(context);
         const sessionId = runSessionId(run);
         const stored = sessionId === undefined ? undefined : await context.sessions.get(sessionId);
         // A deleted session stays deleted: the run resumes, and its transcript is in the journal only.
@@ -95,6 +95,20 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
           createdAt: now,
           updatedAt: now,
         };
+        if (context.queue) {
+          // A worker resumes it: it holds the model, the skills and the keys.
+          return await answerQueuedRun(context, context.queue, request, reply, {
+            session,
+            saveSession: stored !== undefined,
+            ...(stored?.skill === undefined ? {} : { skill: stored.skill }),
+            resume: {
+              runId: id,
+              approvals: request.body.approvals,
+              fromSequence: (run.events.at(-1)?.sequence ?? -1) + 1,
+            },
+          });
+        }
+        const model = requireModel(context);
         const profile = context.profiles.get(stored?.skill);
         return await answerRun(context, request, reply, {
           session,
