@@ -3,7 +3,7 @@ import type { RunJobSpec } from '@bridle/queue';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { busy, type ChatResponse } from './answer-run';
 import { chatEventStream, wantsEventStream } from './chat-event-stream';
-import { type QueuedRuns, queuedModelId, queuedRunFailure, settledOrAborted } from './queued-runs';
+import { followUntilSettled, type QueuedRuns, queuedModelId, queuedRunFailure } from './queued-runs';
 import type { ServerContext } from './server-context';
 import { ServerError } from './server-error';
 import type { Session } from './session-store';
@@ -75,17 +75,23 @@ export async function answerQueuedRun(
       ...(context.config.maxCostUsd === undefined ? {} : { maxCostUsd: context.config.maxCostUsd }),
     };
     const { jobId } = await runs.queue.enqueue(spec);
-    const from = { jobId, fromSequence: chat.resume?.fromSequence };
-    const following = streaming ? follow(context, runs, request, reply, session.id, runId, from, slot) : undefined;
-    const job = await settledOrAborted(runs, jobId, slot.signal);
+    const events = streaming
+      ? chatEventStream(context, request, reply, session.id, () =>
+          slot.abort(new Error('the client reads the event stream too slowly')),
+        )
+      : undefined;
+    const job = await followUntilSettled(
+      runs,
+      { jobId, runId, ...(chat.resume === undefined ? {} : { fromSequence: chat.resume.fromSequence }) },
+      slot,
+      events?.observe,
+      (error) => request.log.error({ err: error, runId }, 'following the queued run failed'),
+    );
     if (!job) return reply;
     if (job.state !== 'completed' || !job.result) {
-      // A refused or failed job has no run_end to end the stream with.
-      slot.abort(new Error('the run failed on its worker'));
-      const sse = await following;
-      if (!sse) throw queuedRunFailure(job);
+      if (!events?.sse) throw queuedRunFailure(job);
       request.log.error({ runId, reason: job.failedReason }, 'the queued run failed after its event stream started');
-      sse.end();
+      events.sse.end();
       return reply;
     }
     const result = job.result;
@@ -95,12 +101,8 @@ export async function answerQueuedRun(
       if (saved) await context.sessions.set({ ...saved, pendingRunId: runId, updatedAt: Date.now() });
     }
     request.log.info({ runId, status: result.status, steps: result.steps }, 'queued run ended');
-    // Its worker published every event before the job completed; a stream that lost its run_end still ends.
-    const timer = setTimeout(() => slot.abort(new Error('the run ended without its run_end event')), 5000);
-    const sse = await following;
-    clearTimeout(timer);
-    if (sse) {
-      sse.end();
+    if (events?.sse) {
+      events.sse.end();
       return reply;
     }
     return {
@@ -119,31 +121,4 @@ export async function answerQueuedRun(
     context.busySessions.delete(session.id);
     slot.release();
   }
-}
-
-/** Streams the run's events from Redis until its `run_end` (or `slot.signal`); resolves with the stream it opened. */
-async function follow(
-  context: ServerContext,
-  runs: QueuedRuns,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  sessionId: string,
-  runId: string,
-  from: { jobId: string; fromSequence: number | undefined },
-  slot: { signal: AbortSignal; abort(reason: unknown): void },
-) {
-  const events = chatEventStream(context, request, reply, sessionId, () =>
-    slot.abort(new Error('the client reads the event stream too slowly')),
-  );
-  const options = {
-    signal: slot.signal,
-    jobId: from.jobId,
-    ...(from.fromSequence === undefined ? {} : { fromSequence: from.fromSequence }),
-  };
-  try {
-    for await (const event of runs.queue.follow(runId, options)) events.observe(event);
-  } catch (error) {
-    if (!slot.signal.aborted) request.log.error({ err: error, runId }, 'following the queued run failed');
-  }
-  return events.sse;
 }

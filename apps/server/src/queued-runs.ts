@@ -1,3 +1,4 @@
+import type { RunEvent } from '@bridle/protocol';
 import type { QueuedJob, RunQueue } from '@bridle/queue';
 import type { ServerConfig } from './server-config';
 import { ServerError } from './server-error';
@@ -43,15 +44,66 @@ export function queuedRunFailure(job: QueuedJob): ServerError {
  * Waits until the job settles; resolves undefined when `signal` aborts first (the client left, the
  * server is shutting down): the run goes on in its worker and ends in the store.
  */
-export async function settledOrAborted(
-  runs: QueuedRuns,
-  runId: string,
-  signal: AbortSignal,
-): Promise<QueuedJob | undefined> {
+async function settledOrAborted(runs: QueuedRuns, runId: string, signal: AbortSignal): Promise<QueuedJob | undefined> {
   try {
     return await runs.queue.settled(runId, { signal, pollMs: 25 });
   } catch (error) {
     if (signal.aborted) return undefined;
     throw error;
+  }
+}
+
+/** What {@link followUntilSettled} follows: the job, its run, and the first sequence of its segment. */
+export interface FollowedJob {
+  jobId: string;
+  runId: string;
+  /** A resumed segment's first sequence (the run's stream also holds the paused segment's events). */
+  fromSequence?: number;
+}
+
+/**
+ * Waits for a queued job to settle while its run's events go to `onEvent` (when given), and returns the
+ * settled job, or undefined when `slot.signal` aborts first (the client left: the run goes on in its worker).
+ * A job that did not complete aborts the following (it has no `run_end` to end with). A completed one's
+ * events were all published before it completed: the following gets 5 s to reach its `run_end`, then is cut.
+ * A failure of the following itself (Redis) goes to `onFollowError`; the job's result still answers.
+ */
+export async function followUntilSettled(
+  runs: QueuedRuns,
+  job: FollowedJob,
+  slot: { signal: AbortSignal; abort(reason: unknown): void },
+  onEvent: ((event: RunEvent) => void) | undefined,
+  onFollowError: (error: unknown) => void,
+): Promise<QueuedJob | undefined> {
+  const following = onEvent && follow(runs, job, slot.signal, onEvent, onFollowError);
+  const settled = await settledOrAborted(runs, job.jobId, slot.signal);
+  if (!settled) return undefined;
+  if (settled.state !== 'completed' || !settled.result) {
+    slot.abort(new Error('the run failed on its worker'));
+    await following;
+    return settled;
+  }
+  const timer = setTimeout(() => slot.abort(new Error('the run ended without its run_end event')), 5000);
+  await following;
+  clearTimeout(timer);
+  return settled;
+}
+
+async function follow(
+  runs: QueuedRuns,
+  job: FollowedJob,
+  signal: AbortSignal,
+  onEvent: (event: RunEvent) => void,
+  onFollowError: (error: unknown) => void,
+): Promise<void> {
+  const options = {
+    signal,
+    jobId: job.jobId,
+    ...(job.fromSequence === undefined ? {} : { fromSequence: job.fromSequence }),
+  };
+  try {
+    for await (const event of runs.queue.follow(job.runId, options)) onEvent(event);
+  } catch (error) {
+    if (!signal.aborted) onFollowError(error);
   }
 }

@@ -39,7 +39,11 @@ export async function bulkEnqueue(
     chunkBytes += sized.bytes;
   }
   if (chunk.length > 0) chunks.push(chunk);
-  for (const datas of chunks)
-    await queue.addBulk(datas.map((data) => ({ name: 'run', data, opts: { jobId: jobIdOf(data) } })));
-  return chunks.flat().map((data) => ({ jobId: jobIdOf(data), runId: data.runId }));
+  const ids: { jobId: string; runId: string }[] = [];
+  for (const datas of chunks) {
+    const jobs = datas.map((data) => ({ name: 'run', data, opts: { jobId: jobIdOf(data) } }));
+    await queue.addBulk(jobs);
+    for (const job of jobs) ids.push({ jobId: job.opts.jobId, runId: job.data.runId });
+  }
+  return ids;
 }

@@ -24,18 +24,20 @@ export function agentModels(context: ServerContext, created: number): OpenAIMode
   }));
 }
 
-/** The run profile a `model` field names; a 404 `model_not_found` (listing the offered ids) otherwise. */
-export function agentProfile(context: ServerContext, model: string): RunProfile {
+/** The agent a `/v1` model id names: its skill and the run profile this server composed for it. */
+export interface ClientAgent {
+  skill: string;
+  profile: RunProfile;
+}
+
+/** The agent a `model` field names (`bridle:<skill>`); a 404 `model_not_found` (listing the offered ids) otherwise. */
+export function agentFor(context: ServerContext, model: string): ClientAgent {
   const skill = model.startsWith(AGENT_MODEL_PREFIX) ? model.slice(AGENT_MODEL_PREFIX.length) : undefined;
-  if (skill !== undefined && context.profiles.skillNames.includes(skill)) return context.profiles.get(skill);
+  if (skill !== undefined && context.profiles.skillNames.includes(skill))
+    return { skill, profile: context.profiles.get(skill) };
   const offered = context.profiles.skillNames.map((name) => `"${AGENT_MODEL_PREFIX}${name}"`).join(', ');
   throw new ServerError(
     'model_not_found',
     `The model ${JSON.stringify(model)} does not exist: this server offers ${offered || 'no agents'} (see GET /v1/models).`,
   );
-}
-
-/** The skill of a model id that {@link agentProfile} accepted (`bridle:coding` → `coding`). */
-export function agentSkill(model: string): string {
-  return model.slice(AGENT_MODEL_PREFIX.length);
 }

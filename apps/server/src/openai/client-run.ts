@@ -1,13 +1,12 @@
 import type { AgentResult } from '@bridle/core';
 import type { RunEvent } from '@bridle/events';
-import type { RunProfile } from '../run-profiles';
+import type { ClientAgent } from './agent-models';
 import type { AgentInput } from './openai-input';
 
 /** Options of `runForClient`. */
 export interface RunForClientOptions {
-  profile: RunProfile;
-  /** The skill the client's model id names (`bridle:<skill>`): what a queued run asks its worker for. */
-  skill: string;
+  /** The agent the client's model id names: its profile runs here; a queued run asks a worker for its skill. */
+  agent: ClientAgent;
   input: AgentInput;
   /** Stream the model's text (`text_delta` events). */
   stream: boolean;

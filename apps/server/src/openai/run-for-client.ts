@@ -1,6 +1,7 @@
 import { runAgent } from '@bridle/core';
 import type { Message } from '@bridle/protocol';
 import type { FastifyReply } from 'fastify';
+import { busy } from '../answer-run';
 import { checkPromptLength } from '../input-bounds';
 import { runJournal } from '../run-journal';
 import { serverRunOptions } from '../run-options';
@@ -37,13 +38,7 @@ export async function runForClient(
   if (context.queue) return runQueuedForClient(context, context.queue, reply, messages, options);
   const model = requireModel(context);
   const slot = context.limiter.tryAcquire();
-  if (!slot) {
-    throw new ServerError(
-      'busy',
-      `The server is running its maximum of ${context.config.maxConcurrentRuns} runs: retry shortly.`,
-      { retryAfterSeconds: 1 },
-    );
-  }
+  if (!slot) throw busy(context);
   const onClose = () => {
     if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
   };
@@ -54,8 +49,8 @@ export async function runForClient(
       serverRunOptions(context.agent, {
         approve: undefined,
         model,
-        tools: options.profile.tools,
-        system: systemWithInstructions(options.profile.system, options.input.instructions),
+        tools: options.agent.profile.tools,
+        system: systemWithInstructions(options.agent.profile.system, options.input.instructions),
         messages,
         timeoutMs: context.config.runTimeoutMs,
         signal: slot.signal,

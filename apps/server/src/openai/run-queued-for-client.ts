@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { RunEvent } from '@bridle/events';
 import type { Message } from '@bridle/protocol';
 import type { RunJobSpec } from '@bridle/queue';
 import type { FastifyReply } from 'fastify';
 import { busy } from '../answer-run';
-import { type QueuedRuns, queuedModelId, queuedRunFailure, settledOrAborted } from '../queued-runs';
+import { followUntilSettled, type QueuedRuns, queuedModelId, queuedRunFailure } from '../queued-runs';
 import type { ServerContext } from '../server-context';
 import type { ClientRunResult, RunForClientOptions } from './client-run';
 import { systemWithInstructions } from './openai-input';
@@ -36,26 +35,21 @@ export async function runQueuedForClient(
     const spec: RunJobSpec = {
       messages,
       model,
-      skill: options.skill,
+      skill: options.agent.skill,
       runId,
       stream: options.stream,
       timeoutMs: context.config.runTimeoutMs,
-      ...(instructions.length === 0 ? {} : { system: systemWithInstructions(options.profile.system, instructions) }),
+      ...(instructions.length === 0
+        ? {}
+        : { system: systemWithInstructions(options.agent.profile.system, instructions) }),
       ...(context.config.maxCostUsd === undefined ? {} : { maxCostUsd: context.config.maxCostUsd }),
     };
-    await runs.queue.enqueue(spec);
-    const following = options.onEvent ? follow(runs, runId, slot, options.onEvent) : undefined;
-    const job = await settledOrAborted(runs, runId, slot.signal);
+    const { jobId } = await runs.queue.enqueue(spec);
+    const job = await followUntilSettled(runs, { jobId, runId }, slot, options.onEvent, (error) =>
+      reply.log.error({ err: error, runId }, 'following the queued run failed'),
+    );
     if (!job) return { runId, status: 'aborted', error: 'the client disconnected', usage: emptyUsage() };
-    if (job.state !== 'completed' || !job.result) {
-      slot.abort(new Error('the run failed on its worker'));
-      await following;
-      throw queuedRunFailure(job);
-    }
-    // Its worker published every event before the job completed; a stream that lost its run_end still ends.
-    const timer = setTimeout(() => slot.abort(new Error('the run ended without its run_end event')), 5000);
-    await following;
-    clearTimeout(timer);
+    if (job.state !== 'completed' || !job.result) throw queuedRunFailure(job);
     return job.result;
   } finally {
     reply.raw.off('close', onClose);
@@ -64,17 +58,3 @@ export async function runQueuedForClient(
 }
 
 const emptyUsage = () => ({ inputTokens: 0, outputTokens: 0 });
-
-/** Hands the run's events to `onEvent` until its `run_end` (or the slot aborts). */
-async function follow(
-  runs: QueuedRuns,
-  runId: string,
-  slot: { signal: AbortSignal },
-  onEvent: (event: RunEvent) => void,
-): Promise<void> {
-  try {
-    for await (const event of runs.queue.follow(runId, { signal: slot.signal })) onEvent(event);
-  } catch {
-    // The slot aborted (the client left) or Redis failed: the job's result still answers.
-  }
-}

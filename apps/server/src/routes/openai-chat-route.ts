@@ -1,6 +1,6 @@
 import type { RunEvent } from '@bridle/events';
 import type { FastifyInstance } from 'fastify';
-import { agentProfile, agentSkill } from '../openai/agent-models';
+import { agentFor } from '../openai/agent-models';
 import { finalStepText } from '../openai/final-step-text';
 import { openAIErrorBody } from '../openai/openai-error';
 import { type ClientMessage, toAgentInput } from '../openai/openai-input';
@@ -42,16 +42,11 @@ export function registerOpenAIChatRoute(app: FastifyInstance, context: ServerCon
           'tools are not accepted: the agent runs its own tools (see GET /v1/models).',
         );
       }
-      const profile = agentProfile(context, body.model);
+      const agent = agentFor(context, body.model);
       const input = toAgentInput(body.messages, 'messages');
       const created = seconds();
       if (!body.stream) {
-        const result = await runForClient(context, reply, {
-          profile,
-          skill: agentSkill(body.model),
-          input,
-          stream: false,
-        });
+        const result = await runForClient(context, reply, { agent, input, stream: false });
         if (result.status !== 'completed')
           return reply.code(runFailure(result).status).send(openAIErrorBody(runFailure(result)));
         return {
@@ -98,13 +93,7 @@ export function registerOpenAIChatRoute(app: FastifyInstance, context: ServerCon
         final(event);
       };
       try {
-        const result = await runForClient(context, reply, {
-          profile,
-          skill: agentSkill(body.model),
-          input,
-          stream: true,
-          onEvent,
-        });
+        const result = await runForClient(context, reply, { agent, input, stream: true, onEvent });
         const stream = sse as SseStream | undefined;
         if (!stream) return reply;
         if (result.status === 'completed') {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AGENT_MODEL_PREFIX, agentModels, agentProfile } from '../openai/agent-models';
+import { AGENT_MODEL_PREFIX, agentFor, agentModels } from '../openai/agent-models';
 import type { ServerContext } from '../server-context';
 
 /**
@@ -26,7 +26,7 @@ export function registerOpenAIModelsRoutes(app: FastifyInstance, context: Server
       },
     },
     async (request) => {
-      agentProfile(context, request.params.model);
+      agentFor(context, request.params.model);
       return agentModels(context, created).find((model) => model.id === request.params.model);
     },
   );

@@ -1,6 +1,6 @@
 import type { RunEvent } from '@bridle/events';
 import type { FastifyInstance } from 'fastify';
-import { agentProfile, agentSkill } from '../openai/agent-models';
+import { agentFor } from '../openai/agent-models';
 import { finalStepText } from '../openai/final-step-text';
 import { openAIErrorBody } from '../openai/openai-error';
 import { type ClientMessage, toAgentInput } from '../openai/openai-input';
@@ -95,7 +95,7 @@ export function registerOpenAIResponsesRoute(app: FastifyInstance, context: Serv
           'tools are not accepted: the agent runs its own tools (see GET /v1/models).',
         );
       }
-      const profile = agentProfile(context, body.model);
+      const agent = agentFor(context, body.model);
       const input = toAgentInput(
         typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input,
         'input',
@@ -109,12 +109,7 @@ export function registerOpenAIResponsesRoute(app: FastifyInstance, context: Serv
         parts.messageId = `msg_${runId.replaceAll('-', '')}`;
       };
       if (!body.stream) {
-        const result = await runForClient(context, reply, {
-          profile,
-          skill: agentSkill(body.model),
-          input,
-          stream: false,
-        });
+        const result = await runForClient(context, reply, { agent, input, stream: false });
         name(result.runId);
         if (result.status !== 'completed')
           return reply.code(runFailure(result).status).send(openAIErrorBody(runFailure(result)));
@@ -151,13 +146,7 @@ export function registerOpenAIResponsesRoute(app: FastifyInstance, context: Serv
         final(event);
       };
       try {
-        const result = await runForClient(context, reply, {
-          profile,
-          skill: agentSkill(body.model),
-          input,
-          stream: true,
-          onEvent,
-        });
+        const result = await runForClient(context, reply, { agent, input, stream: true, onEvent });
         if (!sse) return reply;
         if (result.status === 'completed') {
           emit('response.completed', {
