@@ -57,10 +57,10 @@ export async function answerRun(
   if (context.busySessions.has(session.id)) {
     throw new ServerError('session_busy', `Session ${session.id} is already running a prompt: wait for its answer.`);
   }
-  const slot = context.limiter.tryAcquire();
+  const slot = context.limiter.tryAcquire(reply.raw.socket ?? undefined);
   if (!slot) throw busy(context);
   context.busySessions.add(session.id);
-  const journal = runJournal(context, { sessionId: session.id, runId: options.runId });
+  const journal = runJournal(context, options.runId);
   // One signal per run (the slot's): a disconnect, an overflow and the end of a shutdown all abort it.
   const onClose = () => {
     if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));

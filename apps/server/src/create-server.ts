@@ -32,7 +32,6 @@ import type { ServerOptions } from './server-options';
 import { openServerTelemetry } from './server-telemetry';
 import { MemorySessionStore } from './session-store';
 import { StoreSessionStore } from './store-session-store';
-import { type TaggingStore, taggingStore } from './tagging-store';
 
 /** A configured server: the Fastify instance plus its lifecycle. */
 export interface BridleServer {
@@ -131,7 +130,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     limiter: new RunLimiter(config.maxConcurrentRuns),
     // Both are set by the plugin below once the store has opened, before any route runs.
     sessions: undefined as never,
-    store: undefined as never as TaggingStore,
+    store: undefined as never,
     live: new LiveRuns(),
     resumingRuns: new Set(),
     busySessions: new Set(),
@@ -167,7 +166,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     const store =
       typeof options.store === 'object' ? options.store : await openStore(config.storeUrl, { cwd: process.cwd() });
     if (typeof options.store !== 'object') ownStore = store;
-    context.store = taggingStore(store);
+    context.store = store;
     context.sessions =
       options.sessionStore ??
       (config.storeUrl?.trim() === 'memory:'

@@ -10,30 +10,30 @@ export interface RunJournal {
   readonly runId: string;
   readonly store: Store;
   /** The server's observers (`agent.onEvent`, the live feed of `GET /api/runs/:id/events`) and `extra`. */
-  observers(...extra: (Observer | undefined)[]): Observer[];
+  observers(extra?: Observer): Observer[];
   /** Call once the run's promise has settled. */
   close(): void;
 }
 
 /**
- * Journals a run in the server's store under `runId` (a new UUID by default), tagged with its session,
- * and makes it followable live while it runs.
+ * Journals a run in the server's store under `runId` (a new UUID by default) and makes it followable live
+ * while it runs. The session a run belongs to is its `run_start`'s `sessionId` (the routes pass it to
+ * `runAgent`; a resumed segment keeps its first segment's), and core gives every journaled segment its own
+ * `segmentId`, so two servers resuming one paused run at once conflict in the store before either runs a call.
  */
-export function runJournal(context: ServerContext, options: { runId?: string; sessionId?: string } = {}): RunJournal {
-  const runId = options.runId ?? randomUUID();
-  context.store.tag(runId, { sessionId: options.sessionId, segmentId: randomUUID() });
+export function runJournal(context: ServerContext, runId: string = randomUUID()): RunJournal {
   const own = context.agent.onEvent;
-  const base: Observer[] = [
-    ...(own === undefined ? [] : Array.isArray(own) ? (own as readonly Observer[]) : [own as Observer]),
-    context.live.observer(runId),
-  ];
+  const live = context.live.observer(runId);
   return {
     runId,
     store: context.store,
-    observers: (...extra) => [...base, ...extra.filter((observer): observer is Observer => observer !== undefined)],
-    close: () => {
-      context.store.untag(runId);
-      context.live.settle(runId);
+    observers: (extra) => {
+      const observers: Observer[] =
+        own === undefined ? [] : Array.isArray(own) ? [...(own as readonly Observer[])] : [own as Observer];
+      observers.push(live);
+      if (extra !== undefined) observers.push(extra);
+      return observers;
     },
+    close: () => context.live.settle(runId),
   };
 }

@@ -21,6 +21,10 @@ interface Waiter {
 export class RunLimiter {
   readonly #max: number;
   readonly #running = new Set<AbortController>();
+  // A connection's controller between its runs: an AbortSignal costs microseconds to create, and a
+  // keep-alive connection runs one request after another. Taken out while a run holds it (two pipelined
+  // requests get two), put back only when its run ended without aborting it.
+  readonly #spare = new WeakMap<object, AbortController>();
   readonly #waiters: Waiter[] = [];
   #idle: (() => void)[] = [];
 
@@ -33,9 +37,13 @@ export class RunLimiter {
     return this.#running.size;
   }
 
-  /** A slot, or undefined when `max` runs are already in flight. */
-  tryAcquire(): RunSlot | undefined {
-    return this.#running.size < this.#max ? this.#slot() : undefined;
+  /**
+   * A slot, or undefined when `max` runs are already in flight. With `connection` (the request's socket),
+   * the slot's signal may be one an earlier run on that connection used and left unaborted, with no
+   * listener left on it: pass it only when whatever listens to the signal removes its listeners.
+   */
+  tryAcquire(connection?: object): RunSlot | undefined {
+    return this.#running.size < this.#max ? this.#slot(connection) : undefined;
   }
 
   /** Waits for a slot; resolves undefined if `signal` aborts first. */
@@ -66,17 +74,21 @@ export class RunLimiter {
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
-  #slot(): RunSlot {
-    const controller = new AbortController();
-    this.#running.add(controller);
+  #slot(connection?: object): RunSlot {
+    let controller = connection && this.#spare.get(connection);
+    if (controller) this.#spare.delete(connection as object);
+    else controller = new AbortController();
+    const own = controller;
+    this.#running.add(own);
     let released = false;
     return {
-      signal: controller.signal,
-      abort: (reason) => controller.abort(reason),
+      signal: own.signal,
+      abort: (reason) => own.abort(reason),
       release: () => {
         if (released) return;
         released = true;
-        this.#running.delete(controller);
+        this.#running.delete(own);
+        if (connection && !own.signal.aborted) this.#spare.set(connection, own);
         this.#next();
       },
     };

@@ -1,4 +1,4 @@
-import type { Model } from '@bridle/protocol';
+import type { Model, Store } from '@bridle/protocol';
 import type { FastifyRequest } from 'fastify';
 import type { BatchJobs } from './batch-jobs';
 import type { LiveRuns } from './live-runs';
@@ -9,7 +9,6 @@ import type { ServerConfig } from './server-config';
 import { ServerError } from './server-error';
 import type { ServerAgentOptions } from './server-options';
 import type { SessionStore } from './session-store';
-import type { TaggingStore } from './tagging-store';
 
 /** The model, or why there is none (a missing key: the server runs but is not ready); `error` never holds credentials. */
 export type ModelSource = { model: Model } | { error: string };
@@ -21,7 +20,7 @@ export interface ServerContext {
   /** Set once at startup, when the store has opened (before any route runs). */
   sessions: SessionStore;
   /** Where every run is journaled; set once at startup, when it has opened (before any route runs). */
-  store: TaggingStore;
+  store: Store;
   /** Runs going on in this process, for their event streams. */
   readonly live: LiveRuns;
   /** Runs being resumed by an approval now: a second decision at once is refused (one resume only). */

@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { ProviderError } from '@bridle/protocol';
 import { fakeOpenAIServer } from '@bridle/testing';
 import { describe, expect, it } from 'vitest';
@@ -108,5 +109,42 @@ describe('POST /api/chat (JSON)', () => {
     expect(body).toMatchObject({ status: 'model_error', steps: 0 });
     expect(body.error).toContain('upstream exploded');
     expect(body.answer).toBeUndefined();
+  });
+
+  it('runs prompt after prompt on one keep-alive connection without leaving a listener behind', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const server = await startTestServer({ model: echoModel() });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    const url = new URL(`${server.url}/api/chat`);
+    try {
+      // More runs than the 10 listeners at which Node warns of a leak on one signal.
+      for (let turn = 0; turn < 25; turn += 1) {
+        const body = JSON.stringify({ prompt: `turn ${turn}` });
+        const answer = await new Promise<string>((resolve, reject) => {
+          const req = request(
+            { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST' },
+            (res) => {
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (chunk) => (text += chunk));
+              res.on('end', () => resolve(text));
+            },
+          );
+          req.on('socket', (socket) => sockets.add(socket));
+          req.on('error', reject);
+          req.setHeader('content-type', 'application/json');
+          req.end(body);
+        });
+        expect(JSON.parse(answer)).toMatchObject({ status: 'completed', answer: `echo: turn ${turn}` });
+      }
+    } finally {
+      agent.destroy();
+      process.off('warning', onWarning);
+    }
+    expect(sockets.size).toBe(1);
+    expect(warnings).toEqual([]);
   });
 });

@@ -37,7 +37,7 @@ export async function runForClient(
   // With BRIDLE_REDIS_URL the workers run it: they hold the model, the skills and the keys.
   if (context.queue) return runQueuedForClient(context, context.queue, reply, messages, options);
   const model = requireModel(context);
-  const slot = context.limiter.tryAcquire();
+  const slot = context.limiter.tryAcquire(reply.raw.socket ?? undefined);
   if (!slot) throw busy(context);
   const onClose = () => {
     if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
