@@ -46,17 +46,22 @@ export interface HostOriginGuardOptions {
 export function hostOriginGuard(options: HostOriginGuardOptions) {
   const allowedHosts = new Set(options.allowedHosts);
   const allowedOrigins = new Set(options.allowedOrigins);
+  // A client sends the same Host on every request: the last one accepted is not parsed again.
+  let accepted: string | undefined;
   return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const host = request.headers.host ?? '';
-    const name = hostName(host);
-    if (name === undefined || (!isLoopbackName(name) && !allowedHosts.has(name))) {
-      done(
-        new ServerError(
-          'forbidden',
-          `Host "${host}" is not served here: use localhost or 127.0.0.1, or add the name to BRIDLE_ALLOWED_HOSTS.`,
-        ),
-      );
-      return;
+    if (host !== accepted) {
+      const name = hostName(host);
+      if (name === undefined || (!isLoopbackName(name) && !allowedHosts.has(name))) {
+        done(
+          new ServerError(
+            'forbidden',
+            `Host "${host}" is not served here: use localhost or 127.0.0.1, or add the name to BRIDLE_ALLOWED_HOSTS.`,
+          ),
+        );
+        return;
+      }
+      accepted = host;
     }
     const origin = request.headers.origin;
     if (origin !== undefined && !SAFE_METHODS.has(request.method) && !allowedOrigins.has(origin)) {

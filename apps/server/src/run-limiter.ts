@@ -21,10 +21,10 @@ interface Waiter {
 export class RunLimiter {
   readonly #max: number;
   readonly #running = new Set<AbortController>();
-  // A connection's controller between its runs: an AbortSignal costs microseconds to create, and a
-  // keep-alive connection runs one request after another. Taken out while a run holds it (two pipelined
-  // requests get two), put back only when its run ended without aborting it.
-  readonly #spare = new WeakMap<object, AbortController>();
+  // Each connection's latest controller: an AbortSignal costs microseconds to create, and a keep-alive
+  // connection runs one request after another. A run takes it when no run holds it and it is not aborted
+  // (two pipelined requests get two); it stays the connection's until an abort makes it unusable.
+  readonly #byConnection = new WeakMap<object, AbortController>();
   readonly #waiters: Waiter[] = [];
   #idle: (() => void)[] = [];
 
@@ -75,9 +75,11 @@ export class RunLimiter {
   }
 
   #slot(connection?: object): RunSlot {
-    let controller = connection && this.#spare.get(connection);
-    if (controller) this.#spare.delete(connection as object);
-    else controller = new AbortController();
+    let controller = connection && this.#byConnection.get(connection);
+    if (controller === undefined || controller.signal.aborted || this.#running.has(controller)) {
+      controller = new AbortController();
+      if (connection) this.#byConnection.set(connection, controller);
+    }
     const own = controller;
     this.#running.add(own);
     let released = false;
@@ -88,7 +90,6 @@ export class RunLimiter {
         if (released) return;
         released = true;
         this.#running.delete(own);
-        if (connection && !own.signal.aborted) this.#spare.set(connection, own);
         this.#next();
       },
     };

@@ -36,6 +36,20 @@ describe('Host header (DNS rebinding)', () => {
     expect(calls).toBe(0);
   });
 
+  it('judges each request by its own Host: an accepted one before does not let a foreign one through', async () => {
+    const server = await startTestServer({ model: echoModel() });
+    const port = new URL(server.url).port;
+    for (const [host, status] of [
+      [`127.0.0.1:${port}`, 200],
+      [`127.0.0.1:${port}`, 200],
+      [`attacker.example:${port}`, 403],
+      [`127.0.0.1:${port}`, 200],
+      [`attacker.example:${port}`, 403],
+    ] as const) {
+      expect((await rawRequest(server.url, { path: '/health', headers: { host } })).status).toBe(status);
+    }
+  });
+
   it('accepts loopback names, and the names in BRIDLE_ALLOWED_HOSTS (any case, any port)', async () => {
     const server = await startTestServer({
       model: echoModel(),

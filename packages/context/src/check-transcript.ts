@@ -1,5 +1,12 @@
 import { assertTranscript, type Message } from '@bridle/protocol';
 
+/**
+ * Transcripts of at most this many messages are checked whole and measured without the caches below and in
+ * `charSize`: a WeakMap entry (and the garbage collector's work on it) costs more than checking or
+ * serializing a few messages, and a server starts most runs with a short transcript in a new array.
+ */
+export const FEW_MESSAGES = 8;
+
 interface CheckedArray {
   /** How many messages of the array were valid last time. */
   length: number;
@@ -21,7 +28,7 @@ function knownPrefix(messages: readonly unknown[], snapshot: readonly unknown[] 
 }
 
 /**
- * `assertTranscript`, incrementally. A valid transcript always ends at a group boundary (every batch
+ * `assertTranscript`, incrementally (a transcript of at most {@link FEW_MESSAGES} messages is checked whole). A valid transcript always ends at a group boundary (every batch
  * complete), so what follows a known-valid prefix is valid iff `[first, ...rest]` is: only the new messages
  * are checked. The known-valid prefix is found two ways:
  * - the same array as a previous call that only grew (same length or longer, same first message, same
@@ -33,7 +40,10 @@ function knownPrefix(messages: readonly unknown[], snapshot: readonly unknown[] 
  * error names the real index.
  */
 export function checkTranscript(messages: readonly unknown[]): asserts messages is Message[] {
-  if (!Array.isArray(messages) || messages.length === 0) assertTranscript(messages); // throws the right error
+  if (!Array.isArray(messages) || messages.length <= FEW_MESSAGES) {
+    assertTranscript(messages); // a short one whole; else throws the right error
+    return;
+  }
   const first = messages[0];
   const known = checkedArrays.get(messages);
   const sameArray =

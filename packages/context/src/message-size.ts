@@ -21,6 +21,11 @@ export function serializeMessage(message: Message, index: number): string {
   return json;
 }
 
+/** The length of `JSON.stringify(message)`, computed every time (for a few messages: no cache entry). */
+export function serializedSize(message: Message, index: number): number {
+  return serializeMessage(message, index).length;
+}
+
 /** The length of `JSON.stringify(message)`, computed once per message object. */
 export function charSize(message: Message, index: number): number {
   let size = charSizes.get(message);

@@ -1,6 +1,6 @@
 import { ContextLimitError, type Message } from '@bridle/protocol';
-import { checkTranscript } from './check-transcript';
-import { charSize } from './message-size';
+import { checkTranscript, FEW_MESSAGES } from './check-transcript';
+import { charSize, serializedSize } from './message-size';
 import { requireLimit } from './require-limit';
 import { firstAndTail, groupRange, selectNewestGroups } from './select-newest-groups';
 
@@ -11,7 +11,8 @@ import { firstAndTail, groupRange, selectNewestGroups } from './select-newest-gr
  * whole tool batch: never split. The selection is contiguous: it stops at the first group (from the newest)
  * that does not fit. Returns the original message objects, in order; `maxChars: Infinity` keeps everything.
  *
- * Cost: each message object is serialized once ever (its size is cached in a WeakMap keyed by the object),
+ * Cost: each message object is serialized once ever (its size is cached in a WeakMap keyed by the object;
+ * a transcript of at most eight messages is measured afresh, which costs less than the cache entries),
  * the walk touches only the selected messages plus one group, and the transcript check is incremental for
  * an array that only grew since the last call (see the README). So calling it before every model call, on
  * the same growing array, costs time proportional to the new messages and the selection, not the history.
@@ -23,9 +24,10 @@ import { firstAndTail, groupRange, selectNewestGroups } from './select-newest-gr
 export function selectContext(messages: readonly Message[], maxChars: number): Message[] {
   requireLimit('maxChars', maxChars, true);
   checkTranscript(messages);
+  const size = messages.length <= FEW_MESSAGES ? serializedSize : charSize;
   // `[` + first + `]`; each further message adds its size and one comma.
-  const firstCost = 2 + charSize(messages[0] as Message, 0);
-  const cost = (message: Message, index: number) => charSize(message, index) + 1;
+  const firstCost = 2 + size(messages[0] as Message, 0);
+  const cost = (message: Message, index: number) => size(message, index) + 1;
   const { start, newest } = selectNewestGroups(messages, cost, firstCost, maxChars);
   const needsNewest = messages.length > 1 && start === messages.length;
   if (firstCost > maxChars || needsNewest) throw tooSmall(messages, firstCost, newest, maxChars);
