@@ -50,18 +50,21 @@ function journaled(journal: readonly JournalRow[]): JournaledEvents {
  * it, and what is read back is a fresh copy). Each `openStore('memory:')` is a new, empty store.
  * It holds at most `maxRuns` journals: a new run beyond that evicts the run appended to least recently that
  * is not `running` (a long-lived server on `memory:` does not grow without end). Running runs are never
- * evicted, so the count passes `maxRuns` only while that many runs are running at once.
+ * evicted, so the count passes `maxRuns` only while that many runs are running at once. Likewise it holds
+ * at most `maxSessions` sessions: saving one beyond that forgets the session saved least recently.
  */
 export class MemoryStore implements Store {
   readonly #limits: StoreLimits;
   readonly #maxRuns: number;
+  readonly #maxSessions: number;
   readonly #runs = new Map<string, MemoryRun>();
   readonly #sessions = new Map<string, PreparedSession>();
   #closed = false;
 
-  constructor(limits: StoreLimits, maxRuns: number) {
+  constructor(limits: StoreLimits, bounds: { maxRuns: number; maxSessions: number }) {
     this.#limits = limits;
-    this.#maxRuns = maxRuns;
+    this.#maxRuns = bounds.maxRuns;
+    this.#maxSessions = bounds.maxSessions;
   }
 
   async appendEvents(runId: string, events: RunEvent[]): Promise<void> {
@@ -126,7 +129,10 @@ export class MemoryStore implements Store {
   async saveSession(session: StoredSession): Promise<void> {
     this.#open('saveSession');
     const prepared = prepareSession(session, this.#limits);
+    // Kept in order of the last save, least recent first: the first one goes when there are too many.
+    this.#sessions.delete(prepared.id);
     this.#sessions.set(prepared.id, prepared);
+    if (this.#sessions.size > this.#maxSessions) this.#sessions.delete(this.#sessions.keys().next().value as string);
   }
 
   async deleteSession(id: string): Promise<boolean> {

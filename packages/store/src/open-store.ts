@@ -34,6 +34,8 @@ export interface OpenStoreOptions {
    * not running is forgotten.
    */
   maxRuns?: number;
+  /** `memory:`: most sessions kept (default 1000); beyond it the session saved least recently is forgotten. */
+  maxSessions?: number;
   /** Longest JSON text of one event, in characters (default 8 Mi). */
   maxEventChars?: number;
   /** Longest JSON text of one session, in characters (default 64 Mi). */
@@ -67,7 +69,10 @@ export async function openStore(url: string = DEFAULT_STORE_URL, options: OpenSt
     }),
   };
   if (location.kind === 'memory') {
-    return new MemoryStore(limits, integerOption('maxRuns', options.maxRuns, 1000, { min: 1, where: 'openStore' }));
+    return new MemoryStore(limits, {
+      maxRuns: integerOption('maxRuns', options.maxRuns, 1000, { min: 1, where: 'openStore' }),
+      maxSessions: integerOption('maxSessions', options.maxSessions, 1000, { min: 1, where: 'openStore' }),
+    });
   }
   const synchronous = options.synchronous ?? location.synchronous ?? 'normal';
   if (synchronous !== 'full' && synchronous !== 'normal') {

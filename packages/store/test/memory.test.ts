@@ -4,6 +4,8 @@ import { MemoryStore } from '../src/memory-store';
 import { eventsOf } from './events';
 import { storeConformance } from './store-conformance';
 
+const AT = '2025-01-01T00:00:00.000Z';
+
 storeConformance('memory:', {
   open: (options) => openStore('memory:', options),
   corruptEvent: async (store, runId, sequence, text) => (store as MemoryStore).corruptForTest(runId, sequence, text),
@@ -61,5 +63,32 @@ describe('memory:', () => {
 
   it('a maxRuns that is not a positive integer is a ConfigError', async () => {
     await expect(openStore('memory:', { maxRuns: 0 })).rejects.toThrow(/maxRuns/);
+  });
+
+  it('keeps at most maxSessions sessions, forgetting the one saved least recently', async () => {
+    const store = await openStore('memory:', { maxSessions: 2 });
+    const session = (id: string) => ({
+      id,
+      messages: [{ role: 'user' as const, content: id }],
+      createdAt: AT,
+      updatedAt: AT,
+    });
+    await store.saveSession(session('a'));
+    await store.saveSession(session('b'));
+    await store.saveSession(session('a')); // saved again: now the newest
+    await store.saveSession(session('c'));
+    expect(await store.getSession('b')).toBeUndefined();
+    expect((await store.getSession('a'))?.messages).toEqual([{ role: 'user', content: 'a' }]);
+    expect((await store.listSessions()).map((summary) => summary.id).sort()).toEqual(['a', 'c']);
+  });
+
+  it('keeps 1000 sessions by default, and refuses a maxSessions that is not a positive integer', async () => {
+    const store = await openStore('memory:');
+    for (let index = 0; index <= 1000; index += 1)
+      await store.saveSession({ id: `s${index}`, messages: [], createdAt: AT, updatedAt: AT });
+    expect(await store.getSession('s0')).toBeUndefined();
+    expect(await store.getSession('s1')).toBeDefined();
+    expect(await store.listSessions({ limit: 1000 })).toHaveLength(1000);
+    await expect(openStore('memory:', { maxSessions: 1.5 })).rejects.toThrow(/maxSessions/);
   });
 });
