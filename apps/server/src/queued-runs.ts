@@ -34,8 +34,17 @@ export function queuedModelId(runs: QueuedRuns): string {
   );
 }
 
-/** A job that did not complete, as the HTTP error its client gets (the worker's reason, e.g. a refused skill). */
+/**
+ * A job that did not complete, as the HTTP error its client gets: the worker's reason (a refused skill, say),
+ * or a 409 for decisions that another decision beat (two people deciding one paused run at once).
+ */
 export function queuedRunFailure(job: QueuedJob): ServerError {
+  if (job.failedCode === 'decided_elsewhere') {
+    return new ServerError(
+      'run_busy',
+      `Run ${job.runId} was resumed by another decision first, so these were not applied and nothing was run. Reload the run to see its status.`,
+    );
+  }
   const reason = job.failedReason ?? `its job is ${job.state}`;
   return new ServerError('run_failed', `Run ${job.runId} failed on a worker: ${reason}`);
 }

@@ -204,6 +204,25 @@ suite('queued runs: a server, two worker processes, Redis and Postgres', { timeo
     expect(next.body.answer).toMatch(/ heard 2: next$/);
   });
 
+  it('two servers deciding one paused run differently at once: one resumes it, the other answers 409', async () => {
+    const first = await startTestServer(queued());
+    const second = await startTestServer(queued());
+    const paused = await postJson(`${first.url}/api/chat`, { prompt: 'clean up', skill: 'guarded' });
+    expect(paused.body.status).toBe('awaiting_approval');
+    const { runId } = paused.body;
+    const answers = await Promise.all([
+      postJson(`${first.url}/api/runs/${runId}/approvals`, { approvals: { w1: true } }),
+      postJson(`${second.url}/api/runs/${runId}/approvals`, { approvals: { w1: false } }),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const refused = answers.find((answer) => answer.status === 409);
+    // Refused before enqueueing (the run no longer waited), or by the worker (both read it waiting).
+    expect(['run_busy', 'run_not_waiting']).toContain(refused?.body.error.code);
+    const run = await json(await fetch(`${first.url}/api/runs/${runId}`));
+    expect(run.status).toBe('completed');
+    expect(run.events.filter((event: { type: string }) => event.type === 'run_start')).toHaveLength(2);
+  });
+
   it('a run the workers refuse is a 502 with their reason', async () => {
     const server = await startTestServer(queued());
     const refused = await postJson(`${server.url}/api/chat`, { prompt: 'hi', skill: 'coding' });

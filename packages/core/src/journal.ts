@@ -22,6 +22,15 @@ export class JournalError extends BridleError {
     this.name = 'JournalError';
   }
 
+  /**
+   * True when the store refused the append as a conflict: another writer had appended other events at that
+   * place (another process resumed or continued the run first). Nothing of this segment was journaled.
+   */
+  get conflict(): boolean {
+    const { cause } = this as { cause?: unknown };
+    return BridleError.isInstance(cause) && cause.code === 'store_conflict';
+  }
+
   /** True for a `JournalError` from any copy of this package. */
   static override isInstance(value: unknown): value is JournalError {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[JOURNAL_MARKER] === true;

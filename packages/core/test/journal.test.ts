@@ -91,6 +91,7 @@ describe('journal', () => {
     await expect(run).rejects.toThrow(JournalError);
     const error = await run.catch((caught: unknown) => caught);
     expect(BridleError.isInstance(error) && error.code).toBe('journal_failed');
+    expect((error as JournalError).conflict).toBe(false);
     expect((error as Error).message).toBe(
       'The journal of run r1 could not be written (disk full), so the run stopped. Resume it with resumeRun({ store, runId: "r1" }) once the store works.',
     );
@@ -193,6 +194,8 @@ describe('journal', () => {
       expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
       const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
       expect(JournalError.isInstance(refused.reason)).toBe(true);
+      // Told apart from a store that failed: another writer got there first.
+      expect((refused.reason as JournalError).conflict).toBe(true);
       expect(add.calls).toEqual([{ a: 1, b: 2 }]);
       const starts = (await store.readRun('r1'))?.events.filter((event) => event.type === 'run_start') ?? [];
       expect(starts).toHaveLength(2);

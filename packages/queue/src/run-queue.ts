@@ -2,6 +2,7 @@ import type { RunEvent, Store } from '@bridle/protocol';
 import { Queue, QueueEvents } from 'bullmq';
 import { bulkEnqueue } from './bulk-enqueue';
 import { positiveOption } from './check-options';
+import { failureCode } from './decided-elsewhere';
 import { followRun } from './follow-run';
 import { DEFAULT_MAX_PAYLOAD_BYTES, jobIdOf, type RunJobSpec, toJobData } from './job-spec';
 import { checkPrefix, DEFAULT_QUEUE_PREFIX, QUEUE_NAME, queueKeys } from './names';
@@ -47,6 +48,11 @@ export interface QueuedJob {
   result?: QueuedRunResult;
   /** Set when `failed`: why (the refusal, the last error, or a worker that kept dying). */
   failedReason?: string;
+  /**
+   * Set when `failed` for a known reason: `decided_elsewhere` is an approvals job whose paused run another
+   * decision resumed first (two people decided at once): it ran nothing, and the run goes on with the other.
+   */
+  failedCode?: 'decided_elsewhere';
   /** Tries that ended (completed, or failed and retried or not); a job handed back by a draining worker does not count. */
   attemptsMade: number;
   /** Epoch ms: enqueued, first taken by a worker, finished. */
@@ -165,7 +171,11 @@ export async function openRunQueue(options: RunQueueOptions): Promise<RunQueue> 
     if (found.processedOn) known.startedAt = found.processedOn;
     if (found.finishedOn) known.finishedAt = found.finishedOn;
     if (known.state === 'completed') known.result = found.returnvalue as QueuedRunResult;
-    if (known.state === 'failed') known.failedReason = found.failedReason;
+    if (known.state === 'failed') {
+      known.failedReason = found.failedReason;
+      const code = failureCode(found.failedReason);
+      if (code !== undefined) known.failedCode = code;
+    }
     return known;
   }
 

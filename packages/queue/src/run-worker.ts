@@ -1,8 +1,9 @@
-import { type RunAgentOptions, resumeRun, runAgent } from '@bridle/core';
+import { JournalError, type RunAgentOptions, resumeRun, runAgent } from '@bridle/core';
 import { ConfigError, type Message, type RunEvent, type Store } from '@bridle/protocol';
 import { errorMessage } from '@bridle/protocol/internal';
 import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import { positiveOption } from './check-options';
+import { decidedElsewhere } from './decided-elsewhere';
 import { fencedStore } from './fenced-store';
 import { type RunJobData, readJobData } from './job-spec';
 import { finalModelError, ModelErrorRetry } from './model-error-retry';
@@ -308,10 +309,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
 
 /**
  * An approvals job: resumes the paused run with its decisions. On its first take the run must still wait
- * (else the decisions came too late: another decision resumed it, and the job fails saying so, running
- * nothing). A later take (a retry, a dead or draining worker's job) finds the segment it resumed journaled
- * (the run no longer waits) and continues it without deciding again. Calls that are not pending make
- * `resumeRun` throw a `ConfigError`: the job fails with it.
+ * (else another decision resumed it first: the job fails as `decided_elsewhere`, running nothing); it fails
+ * the same way when another job resumed the run after the read here (resumeRun finds it no longer waiting)
+ * or at the same moment (the journal takes one resumed segment and refuses the other's: a conflict). A later take (a retry, a dead or draining
+ * worker's job) continues the segment it resumed, found by its decisions in that segment's `run_start`; a
+ * run resumed with other decisions is not this job's to run. Calls that are not pending make `resumeRun`
+ * throw a `ConfigError`: the job fails with it.
  */
 async function resumeWithApprovals(
   store: Store,
@@ -321,12 +324,42 @@ async function resumeWithApprovals(
 ): Promise<Awaited<ReturnType<typeof resumeRun>>> {
   const runId = run.runId as string;
   const stored = await store.readRun(runId);
-  if (stored?.status === 'awaiting_approval') return resumeRun({ ...run, approvals });
-  if (first)
-    throw new ConfigError(
-      `Run ${runId} is not waiting for approval (status ${stored?.status ?? 'unknown: not in the store'}): its calls were decided already. Nothing was run.`,
-    );
-  return resumeRun(run);
+  if (stored?.status === 'awaiting_approval') {
+    try {
+      return await resumeRun({ ...run, approvals });
+    } catch (error) {
+      // Another job resumed it between the read above and resumeRun's own (resumeRun refuses: it no longer
+      // waits), or both resumed it at once and the journal took the other's segment (a conflict).
+      const lost =
+        (JournalError.isInstance(error) && error.conflict) ||
+        (ConfigError.isInstance(error) && (await store.readRun(runId))?.status !== 'awaiting_approval');
+      if (lost) throw decidedElsewhere(runId, 'was resumed by another decision at the same moment');
+      throw error;
+    }
+  }
+  if (!first && stored !== undefined && sameDecisions(resumedWith(stored.events), approvals)) return resumeRun(run);
+  throw decidedElsewhere(
+    runId,
+    `is not waiting for approval (status ${stored?.status ?? 'unknown: not in the store'}): its calls were decided already`,
+  );
+}
+
+/** The decisions of the run's last decided segment (segments that only continued a run carry none). */
+function resumedWith(events: readonly RunEvent[]): unknown {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index] as RunEvent;
+    if (event.type === 'run_start' && event.approvals !== undefined) return event.approvals;
+  }
+  return undefined;
+}
+
+function sameDecisions(journaled: unknown, approvals: Record<string, boolean>): boolean {
+  if (typeof journaled !== 'object' || journaled === null) return false;
+  const entries = Object.entries(journaled);
+  return (
+    entries.length === Object.keys(approvals).length &&
+    entries.every(([callId, decision]) => approvals[callId] === decision)
+  );
 }
 
 async function input(store: Store, data: RunJobData): Promise<{ prompt: string } | { messages: Message[] }> {

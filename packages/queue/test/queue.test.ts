@@ -196,8 +196,10 @@ suite('@bridle/queue with Redis', () => {
     );
     const late = await queue.enqueue({ model: model.id, runId: 'ask-1', approvals: { c1: false } });
     const refused = await queue.settled(late.jobId);
-    expect(refused.state).toBe('failed');
-    expect(refused.failedReason).toMatch(/not waiting for approval|not pending/);
+    expect(refused).toMatchObject({ state: 'failed', failedCode: 'decided_elsewhere', attemptsMade: 1 });
+    expect(refused.failedReason).toBe(
+      'Decided elsewhere: run ask-1 is not waiting for approval (status completed): its calls were decided already. Nothing was run.',
+    );
     expect(executed).toHaveLength(1);
 
     await expect(queue.enqueue({ model: model.id, approvals: { c1: true } })).rejects.toThrow(
@@ -211,6 +213,73 @@ suite('@bridle/queue with Redis', () => {
     await expect(queue.enqueue({ model: model.id, runId: 'ask-1', approvals: { c1: 'yes' } as never })).rejects.toThrow(
       'Invalid run job: approvals must be an object of 1 to 1000 decisions by call id (true or false)',
     );
+  });
+
+  it('of two approvals jobs that read the paused run at once, one resumes it and the other fails as decided_elsewhere, running nothing', async () => {
+    const shared = await openStore('memory:');
+    // Both jobs read the run as waiting before either resumes it: the journal must pick one.
+    let holding = 0;
+    let bothRead = () => {};
+    const together = new Promise<void>((resolve) => (bothRead = resolve));
+    const store: Store = {
+      appendEvents: (runId, events) => shared.appendEvents(runId, events),
+      readRun: async (runId) => {
+        const run = await shared.readRun(runId);
+        if (holding > 0) {
+          holding -= 1;
+          if (holding === 0) bothRead();
+          await together;
+        }
+        return run;
+      },
+      listRuns: (query) => shared.listRuns(query),
+      getSession: (id) => shared.getSession(id),
+      saveSession: (session) => shared.saveSession(session),
+      deleteSession: (id) => shared.deleteSession(id),
+      listSessions: (query) => shared.listSessions(query),
+      close: () => shared.close(),
+    };
+    const { queue, start } = await setup({ store });
+    const executed: unknown[] = [];
+    const guarded: Tool = {
+      ...addTool,
+      requiresApproval: true,
+      execute: (args) => {
+        executed.push(args);
+        return addTool.execute(args, {} as never);
+      },
+    };
+    const model = twoStepModel();
+    const agent = (job: Parameters<ReturnType<typeof testAgent>>[0]) => ({
+      ...testAgent(model)(job),
+      tools: [guarded],
+      approve: () => 'ask' as const,
+    });
+    await start(agent);
+    await start(agent);
+    await queue.enqueue({ prompt: 'careful', model: model.id, runId: 'ask-2' });
+    expect((await queue.settled('ask-2')).result?.status).toBe('awaiting_approval');
+
+    holding = 2;
+    const yes = await queue.enqueue({ model: model.id, runId: 'ask-2', approvals: { c1: true } });
+    const no = await queue.enqueue({ model: model.id, runId: 'ask-2', approvals: { c1: false } });
+    const jobs = [await queue.settled(yes.jobId), await queue.settled(no.jobId)];
+    const won = jobs.filter((job) => job.state === 'completed');
+    const lost = jobs.filter((job) => job.state === 'failed');
+    expect(won).toHaveLength(1);
+    expect(lost).toEqual([
+      expect.objectContaining({
+        failedCode: 'decided_elsewhere',
+        attemptsMade: 1,
+        failedReason:
+          'Decided elsewhere: run ask-2 was resumed by another decision at the same moment. Nothing was run.',
+      }),
+    ]);
+    // The call ran once if the approval won, never if the denial did.
+    expect(executed).toHaveLength(won[0]?.jobId === yes.jobId ? 1 : 0);
+    const run = await shared.readRun('ask-2');
+    expect(run?.status).toBe('completed');
+    expect(run?.events.filter((event) => event.type === 'run_start')).toHaveLength(2);
   });
 
   it('a job for a model or skill the worker does not offer fails at once with the reason, without retries', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { resumeRun } from '@bridle/core';
-import { BridleError, ConfigError } from '@bridle/protocol';
+import { JournalError, resumeRun } from '@bridle/core';
+import { ConfigError } from '@bridle/protocol';
 import type { FastifyInstance } from 'fastify';
 import { answerQueuedRun } from '../answer-queued-run';
 import { answerRun } from '../answer-run';
@@ -31,13 +31,6 @@ export const APPROVALS_BODY = {
 } as const;
 
 const quote = (value: string) => JSON.stringify(value);
-
-/** The journal refused the resumed segment's first append: another writer appended at that place first. */
-function lostTheRace(error: unknown): boolean {
-  if (!BridleError.isInstance(error) || error.code !== 'journal_failed') return false;
-  const cause = (error as { cause?: unknown }).cause;
-  return BridleError.isInstance(cause) && cause.code === 'store_conflict';
-}
 
 /**
  * `POST /api/runs/:id/approvals` `{ approvals: { <callId>: true | false } }`: decides calls a paused run
@@ -135,7 +128,7 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
               // Another process decided first (same store): core refuses before anything runs.
               if (ConfigError.isInstance(error)) throw new ServerError('approval_not_pending', error.message);
               // Or both read the paused run at once: the journal takes one resumed segment, refuses the other.
-              if (lostTheRace(error)) {
+              if (JournalError.isInstance(error) && error.conflict) {
                 throw new ServerError(
                   'run_busy',
                   `Cannot decide call ${first}: run ${id} was resumed by another decision at the same moment (another server on this store). Nothing was run here; reload the run to see its status.`,
