@@ -38,6 +38,18 @@ async function setup(options: { store?: Store } = {}) {
   return { prefix, store, queue, start };
 }
 
+/** `add`, asking for approval, recording the arguments of each call it runs in `executed`. */
+function guardedAdd(executed: unknown[]): Tool {
+  return {
+    ...addTool,
+    requiresApproval: true,
+    execute: (args) => {
+      executed.push(args);
+      return addTool.execute(args, {} as never);
+    },
+  };
+}
+
 async function eventsOf(queue: RunQueue, runId: string): Promise<RunEvent[]> {
   const events: RunEvent[] = [];
   for await (const event of queue.follow(runId)) events.push(event);
@@ -158,14 +170,7 @@ suite('@bridle/queue with Redis', () => {
   it('an approvals job resumes a paused run with its decisions; the same decisions again add nothing', async () => {
     const { queue, store, start } = await setup();
     const executed: unknown[] = [];
-    const guarded: Tool = {
-      ...addTool,
-      requiresApproval: true,
-      execute: (args) => {
-        executed.push(args);
-        return addTool.execute(args, {} as never);
-      },
-    };
+    const guarded = guardedAdd(executed);
     const model = twoStepModel();
     await start((job) => ({ ...testAgent(model)(job), tools: [guarded], approve: () => 'ask' as const }));
     await queue.enqueue({ prompt: 'careful', model: model.id, runId: 'ask-1' });
@@ -241,14 +246,7 @@ suite('@bridle/queue with Redis', () => {
     };
     const { queue, start } = await setup({ store });
     const executed: unknown[] = [];
-    const guarded: Tool = {
-      ...addTool,
-      requiresApproval: true,
-      execute: (args) => {
-        executed.push(args);
-        return addTool.execute(args, {} as never);
-      },
-    };
+    const guarded = guardedAdd(executed);
     const model = twoStepModel();
     const agent = (job: Parameters<ReturnType<typeof testAgent>>[0]) => ({
       ...testAgent(model)(job),
