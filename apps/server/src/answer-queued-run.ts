@@ -23,10 +23,11 @@ export interface QueuedChat {
 }
 
 /**
- * Answers `/api/chat` (or `POST /api/runs/:id/approvals`) with a run that a worker executes (`BRIDLE_REDIS_URL`): the session is saved first
- * (the worker continues it by id from the shared store and saves its new transcript), the run is enqueued,
- * and its events come back from the worker over Redis: as SSE frames ending with `run_end`, or as the JSON
- * answer once the job settled. A run the worker refused or failed is a 502 with its reason. A client that
+ * Answers `/api/chat` (or `POST /api/runs/:id/approvals`) with a run that a worker executes
+ * (`BRIDLE_REDIS_URL`): the session is saved first (the worker continues it by id from the shared store and
+ * saves its new transcript), the run is enqueued, and its events come back from the worker over Redis: as
+ * SSE frames ending with `run_end`, or as the JSON answer once the job settled. A run the worker refused or
+ * failed is a 502 with its reason; decisions another decision beat are a 409 (`run_busy`). A client that
  * goes away stops following; the run goes on and its answer lands in the session. Holds a run slot (503 when
  * full) and the session (a second prompt on it at once, on this server, is a 409) while it follows.
  */

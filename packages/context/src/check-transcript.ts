@@ -28,8 +28,8 @@ function knownPrefix(messages: readonly unknown[], snapshot: readonly unknown[] 
 }
 
 /**
- * `assertTranscript`, incrementally (a transcript of at most {@link FEW_MESSAGES} messages is checked whole). A valid transcript always ends at a group boundary (every batch
- * complete), so what follows a known-valid prefix is valid iff `[first, ...rest]` is: only the new messages
+ * `assertTranscript`, incrementally (a transcript of at most {@link FEW_MESSAGES} messages is checked whole).
+ * A valid transcript always ends at a group boundary (every batch complete), so what follows a known-valid prefix is valid iff `[first, ...rest]` is: only the new messages
  * are checked. The known-valid prefix is found two ways:
  * - the same array as a previous call that only grew (same length or longer, same first message, same
  *   message at the old end): O(1); an edit in place that keeps the length and both ends is NOT detected,

@@ -311,9 +311,9 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
  * An approvals job: resumes the paused run with its decisions. On its first take the run must still wait
  * (else another decision resumed it first: the job fails as `decided_elsewhere`, running nothing); it fails
  * the same way when another job resumed the run after the read here (resumeRun finds it no longer waiting)
- * or at the same moment (the journal takes one resumed segment and refuses the other's: a conflict). A later take (a retry, a dead or draining
- * worker's job) continues the segment it resumed, found by its decisions in that segment's `run_start`; a
- * run resumed with other decisions is not this job's to run. Calls that are not pending make `resumeRun`
+ * or at the same moment (the journal takes one resumed segment and refuses the other's: a conflict). A later
+ * take (a retry, a dead or draining worker's job) continues the segment it resumed, found by its decisions
+ * in that segment's `run_start`; a run resumed with other decisions is not this job's to run. Calls that are not pending make `resumeRun`
  * throw a `ConfigError`: the job fails with it.
  */
 async function resumeWithApprovals(
