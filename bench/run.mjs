@@ -1,6 +1,7 @@
 // Runs the benchmarks: each bench/<area>/*.{ts,mjs} is bundled from sources with esbuild (like the published
 // build, without tsx's per-function wrappers) and run with `node --expose-gc`, one after the other.
-// Usage: pnpm bench [area-or-file-filter]      e.g. pnpm bench core
+// Usage: pnpm bench [area-or-file-filter] [args...]      e.g. pnpm bench core, pnpm bench load 10 32 5
+// Arguments after the filter are passed to each bench it runs (process.argv.slice(2) there).
 // Numbers go to stdout; they are not tests and are reported in closing notes, never asserted.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const filter = process.argv[2] ?? '';
+const benchArgs = process.argv.slice(3);
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'bridle-bench-'));
 const files = fs
   .readdirSync(path.join(root, 'bench'), { withFileTypes: true })
@@ -56,7 +58,7 @@ for (const file of files) {
     ],
     { cwd: root, stdio: 'inherit' },
   );
-  const result = spawnSync(process.execPath, ['--expose-gc', bundle], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--expose-gc', bundle, ...benchArgs], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
     failed++;
     console.log(`(${file} exited ${result.status ?? result.signal})`);

@@ -16,6 +16,19 @@ const dirs = ['packages', 'apps'].flatMap((group) =>
 );
 
 const failures = [];
+const names = new Set(dirs.map((dir) => JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name));
+for (const file of fs
+  .readdirSync(path.join(root, '.changeset'))
+  .filter((f) => f.endsWith('.md') && f !== 'README.md')) {
+  const head = fs.readFileSync(path.join(root, '.changeset', file), 'utf8').split('---')[1] ?? '';
+  for (const [, name] of head.matchAll(/^\s*["']?([^"':]+)["']?\s*:/gm)) {
+    if (names.has(name)) continue;
+    failures.push(`.changeset/${file}`);
+    console.log(
+      `FAIL  changeset ${file} names ${name}, which is not a workspace package (one of: ${[...names].join(', ')})`,
+    );
+  }
+}
 for (const dir of dirs) {
   const { name } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
   const before = new Set(fs.readdirSync(out));

@@ -107,11 +107,13 @@ export { agent, answer, ConfigError, sink, sinkOptions };
 `;
 
 const FULL = `import { trace } from '@opentelemetry/api';
+import { a2aAgentTool } from '@bridle/a2a';
 import { anthropic } from '@bridle/anthropic';
 import { runBatch } from '@bridle/batch';
 import { estimateTokens } from '@bridle/context';
 import { Agent, agentTool, runAgent, streamAgent } from '@bridle/core';
 import { otelSink, type RunEvent } from '@bridle/events';
+import { exactAnswer, runEval, type Scorer } from '@bridle/evals';
 import { parseMcpConfig } from '@bridle/mcp';
 import { fallback, resolveModel } from '@bridle/models';
 import { openai, openaiCompatible } from '@bridle/openai';
@@ -119,6 +121,7 @@ import { readOtelEnv } from '@bridle/otel';
 import type { Model, Tool, ToolContext } from '@bridle/protocol';
 import { parseRateLimit } from '@bridle/queue';
 import { defineTool } from '@bridle/registry';
+import { openBubblewrapSandbox, type ShellResult, shellTool } from '@bridle/sandbox';
 import { createServer } from '@bridle/server';
 import { assistantSkill } from '@bridle/skills';
 import { openStore } from '@bridle/store';
@@ -169,9 +172,17 @@ const skill = assistantSkill();
 const store = await openStore('memory:');
 const results = runBatch([{ id: 'a', prompt: 'hi' }], { run: async () => ({ status: 'completed', answer: 'x' }) });
 const exitCode: Promise<number> = main(['--help']);
+const shell = async (): Promise<Tool<{ command: string }, ShellResult>> => shellTool(await openBubblewrapSandbox({ root: '.' }));
+const remote: Tool<{ message: string }, string> = a2aAgentTool('http://127.0.0.1:8080', { timeoutMs: 5000 });
+// @ts-expect-error timeoutMs is a number of milliseconds
+a2aAgentTool('http://127.0.0.1:8080', { timeoutMs: '5s' });
+const polite: Scorer = { name: 'polite', score: (run) => ({ score: run.answer?.includes('please') ? 1 : 0, reason: 'asks nicely' }) };
+// @ts-expect-error a score is a number from 0 to 1
+const wrong: Scorer = { name: 'wrong', score: () => ({ score: 'high', reason: 'x' }) };
+const evaluated = runEval({ dataset: [{ input: 'hi', expected: { answer: 'x' } }], variants: [{ name: 'm', agent: { model } }], scorers: [exactAnswer(), polite] });
 export {
-  createServer, estimateTokens, exitCode, parseMcpConfig, parseRateLimit, readOtelEnv, result, results, skill, store,
-  tools,
+  createServer, estimateTokens, evaluated, exitCode, parseMcpConfig, parseRateLimit, readOtelEnv, remote, result, results,
+  shell, skill, store, tools, wrong,
 };
 `;
 

@@ -5,7 +5,7 @@ import { builtinModules } from 'node:module';
 
 /**
  * The runnable blocks of a Markdown text, in order. A fence may name the services its example needs:
- * ```ts run needs=redis (comma-separated); readme-examples.mjs skips it, with one line, when one is missing.
+ * ```ts run needs=redis (comma-separated; known: redis, bwrap); readme-examples.mjs skips it, with one line, when one is missing.
  * @param {string} text Markdown.
  * @returns {{ lang: 'ts' | 'js', code: string, line: number, needs: string[] }[]} `line` is the 1-based line of the opening fence.
  */

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runnableBlocks } from './readme-blocks.mjs';
+import { brokenLinks } from './readme-links.mjs';
 import { missingServices, redisUrlOf } from './readme-services.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -31,8 +32,23 @@ const readmes =
 let ran = 0;
 let skipped = 0;
 const failed = [];
+const trackedNames = new Set(
+  spawnSync('git', ['ls-files', '*.md'], { cwd: root, encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map((file) => path.basename(file)),
+);
 for (const readme of readmes) {
   const dir = path.dirname(readme);
+  // Links first: a README that points at a file the repository does not have fails like a broken example.
+  const where = path.relative(root, readme);
+  // Silent when they hold (the output lists the examples); a broken link counts as a failed check.
+  const links = brokenLinks(readme, root, trackedNames);
+  if (links.length > 0) {
+    ran++;
+    failed.push(`${where} links`);
+    console.log(`FAIL  ${where} links:\n${links.map((problem) => `  ${problem}`).join('\n')}`);
+  }
   for (const { lang, code, line, needs } of runnableBlocks(fs.readFileSync(readme, 'utf8'))) {
     const where = `${path.relative(root, readme)}:${line}`;
     const missing = await missingServices(needs, process.env);

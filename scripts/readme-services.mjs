@@ -1,5 +1,6 @@
 // The services a README example may need (```ts run needs=redis), checked before it runs: a missing one
 // skips the example with one line, except under CI=true, where it fails (as the packages' service tests do).
+import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 
 /**
@@ -55,7 +56,10 @@ export async function missingServices(needs, env) {
     if (need === 'redis') {
       const problem = await redisProblem(redisUrlOf(env));
       if (problem) problems.push(`${problem}; set BRIDLE_REDIS_URL`);
-    } else problems.push(`unknown service "${need}" in needs= (known: redis)`);
+    } else if (need === 'bwrap') {
+      const probe = spawnSync('bwrap', ['--version'], { encoding: 'utf8' });
+      if (probe.status !== 0) problems.push('no bubblewrap (bwrap) on PATH; apt-get install bubblewrap');
+    } else problems.push(`unknown service "${need}" in needs= (known: redis, bwrap)`);
   }
   return problems;
 }

@@ -7,7 +7,9 @@
 //      scope registry; it checks npm and pnpm resolve the registry to loopback before publishing);
 //   3. in an empty folder installs `bridle` globally into a temp prefix and @bridle/core + @bridle/openai
 //      (plus what the README examples import) from that registry, then runs the README examples of the
-//      installed packages and of the root README as plain JavaScript on Node, and `bridle demo`.
+//      installed packages and of the root README as plain JavaScript on Node, and `bridle demo`;
+//   4. installs every published package in an empty folder with npm on Node 20, 22 and 24 (`npx -y node@N`)
+//      and fails on any EBADENGINE warning (a dependency whose `engines` excludes a Node the packages claim).
 // The real checkout is never written to (checked at the end); processes and temp folders are removed on
 // every exit path. Usage: node scripts/release-rehearsal.mjs [--keep]   (--keep leaves the temp folder)
 import { execFileSync } from 'node:child_process';
@@ -78,6 +80,28 @@ function pinFor(name, repo) {
 function engineMismatches(output) {
   const pattern = /EBADENGINE\s+package: '([^']+)',\s*\n.*EBADENGINE\s+required: \{ node: '([^']+)'/g;
   return [...new Set([...output.matchAll(pattern)].map((match) => `${match[1]} (node ${match[2]})`))];
+}
+
+/** The Node majors the packages claim (`engines: node >= 20.19`) whose clean installs must not warn. */
+const ENGINE_MAJORS = ['20', '22', '24'];
+
+/** The node binary of a major: this one when it matches, else the `node` package run once through npx. */
+async function nodeBinary(major) {
+  if (process.versions.node.split('.')[0] === major) return process.execPath;
+  const probe = await run('npx', ['-y', `node@${major}`, '-p', 'process.execPath'], {
+    cwd: root,
+    env: childEnv(),
+    timeoutMs: 10 * 60_000,
+  });
+  return probe.stdout.trim().split('\n').at(-1);
+}
+
+/** npm's own entry script, so that it can run under another Node than the one on PATH. */
+function npmCli() {
+  const global = execFileSync('npm', ['root', '--global'], { env: childEnv() }).toString().trim();
+  const cli = path.join(global, 'npm', 'bin', 'npm-cli.js');
+  if (!fs.existsSync(cli)) throw new Error(`npm's entry script is not at ${cli}`);
+  return cli;
 }
 
 async function fetchJson(url) {
@@ -205,14 +229,39 @@ await script(async (defer) => {
     const global = await npm(['install', '--global', '--prefix', prefix, `bridle@${version}`]);
     await npm(['init', '-y']);
     const local = await npm(['install', `@bridle/core@${version}`, `@bridle/openai@${version}`]);
-    // Not a failure (npm installs them and they load), but users with engine-strict cannot install.
+    // npm installs them anyway, but users with engine-strict cannot, and everyone else sees the warning.
     const mismatches = engineMismatches([global, local].map((result) => result.stdout + result.stderr).join('\n'));
-    for (const mismatch of mismatches) {
-      console.log(`   WARNING: ${mismatch} is installed with Bridle but excludes Node ${process.versions.node}`);
-    }
+    if (mismatches.length > 0)
+      throw new Error(`installed with Bridle, but excluding Node ${process.versions.node}: ${mismatches.join(', ')}`);
     const installed = readJson(path.join(consumer, 'node_modules', '@bridle', 'core', 'package.json')).version;
     if (installed !== version) throw new Error(`@bridle/core ${installed} installed, expected ${version}`);
   });
+
+  await step(
+    `a clean npm install of every package on Node ${ENGINE_MAJORS.join(', ')}: no engine warning`,
+    async () => {
+      const names = workspacePackages(repo)
+        .filter((pkg) => !pkg.private)
+        .map((pkg) => `${pkg.name}@${version}`);
+      for (const major of ENGINE_MAJORS) {
+        const node = await nodeBinary(major);
+        const folder = path.join(tmp, `engines-node-${major}`);
+        fs.mkdirSync(folder);
+        fs.writeFileSync(path.join(folder, 'package.json'), '{ "name": "engines-check", "private": true }\n');
+        // Resolution is what warns; install scripts (a native build for this Node) are beside the point here.
+        const result = await run(node, [npmCli(), 'install', '--ignore-scripts', ...names], {
+          cwd: folder,
+          env: registryEnv,
+          timeoutMs: 20 * 60_000,
+        });
+        const output = result.stdout + result.stderr;
+        const mismatches = engineMismatches(output);
+        if (mismatches.length > 0 || output.includes('EBADENGINE'))
+          throw new Error(`npm install on Node ${major} warns EBADENGINE: ${mismatches.join(', ') || output}`);
+        console.log(`   Node ${major}: ${names.length} packages install without an engine warning`);
+      }
+    },
+  );
 
   await step('run the README examples on the installed packages', async () => {
     const readmes = [

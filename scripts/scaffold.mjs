@@ -39,6 +39,19 @@ const pkgs = {
     deps: { '@bridle/protocol': W, picomatch: '4.0.7' },
     dev: { '@types/picomatch': '4.0.3' },
   },
+  'packages/sandbox': {
+    name: '@bridle/sandbox',
+    description:
+      'Bridle sandbox: run commands in an OS sandbox (bubblewrap on Linux) and a shell tool that runs inside it',
+    deps: { '@bridle/protocol': W },
+    dev: { '@bridle/core': W, '@bridle/testing': W, '@bridle/workspace-tools': W },
+  },
+  'packages/a2a': {
+    name: '@bridle/a2a',
+    description: 'Bridle A2A: a remote Agent2Agent (A2A) agent as a tool of a Bridle agent',
+    deps: { '@a2a-js/sdk': '1.3.0', '@bridle/protocol': W },
+    dev: { '@bridle/core': W, '@bridle/testing': W, '@types/express': '5.0.6', express: '5.3.0' },
+  },
   'packages/tools': {
     name: '@bridle/tools',
     description: 'Bridle tools: clock, calculator (no eval), HTTP fetch with an SSRF guard',

@@ -1,3 +1,12 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
 import { sharedConfig } from '../../vitest.shared.ts';
 
-export default sharedConfig;
+// Two test files at once, not one per core less one (vitest's default, one on this 2-core machine): these
+// tests mostly wait on the `bridle` processes and local servers they start (the suite used 240 s of CPU in
+// 550 s of wall time at load 22). Every file uses its own ports, temp folders, config folders and stores, so
+// files can run side by side. A test here runs up to a dozen whole CLI processes one after another, so its
+// time limit is a minute: on a loaded machine 20 s was reached by tests that were not stuck.
+export default mergeConfig(
+  sharedConfig,
+  defineConfig({ test: { maxWorkers: 2, testTimeout: 60_000, hookTimeout: 60_000 } }),
+);

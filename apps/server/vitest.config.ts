@@ -1,3 +1,8 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
 import { sharedConfig } from '../../vitest.shared.ts';
 
-export default sharedConfig;
+// Three test files at once, not one per core less one (vitest's default, one on this 2-core machine): these
+// tests mostly wait on the processes, servers and browsers they start (the server suite used 120 s of CPU in
+// 504 s of wall time with one worker, 345 s with three, at load 17). Every file uses its own ports, temp
+// folders, config folders, store prefixes and queue prefixes, so files can run side by side.
+export default mergeConfig(sharedConfig, defineConfig({ test: { maxWorkers: 3 } }));

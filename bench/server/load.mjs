@@ -10,6 +10,9 @@
 // connections; every server parses a JSON body and answers JSON. Besides req/s, each line gives the servers'
 // CPU time per request (this process's user + system time over the measurement, divided by the requests):
 // a figure that does not depend on whether the server or the load generator is the bottleneck.
+// The last two lines are the targets of issue "Speed to the floor" (3), per round (targets measured back to
+// back) with the minimum and median over rounds: the memory server's CPU per /api/chat request over the bare
+// route's (target at most 2x), and the SQLite server's /api/chat req/s over the memory server's (at least 0.5).
 // /api/chat does the full work of a chat request: schema validation, a session created and stored, a run
 // slot, runAgent with its events journaled, the JSON answer; /v1/chat/completions the same run without a
 // session, with the messages converted and the answer in OpenAI's shape.
@@ -62,8 +65,11 @@ async function main() {
   const best = new Map();
   const cpuBest = new Map();
   const ratios = targets.slice(1).map(() => []);
+  const cpuRatios = [];
+  const sqliteRatios = [];
   for (let round = 0; round < rounds; round += 1) {
     const rates = [];
+    const cpus = [];
     for (const target of targets) {
       await measure(target.url, target.body, connections, 1); // warm-up
       const cpu = process.cpuUsage();
@@ -78,7 +84,10 @@ async function main() {
       cpuBest.set(target.name, Math.min(cpuBest.get(target.name) ?? Number.POSITIVE_INFINITY, cpuPerRequest));
       best.set(target.name, Math.max(best.get(target.name) ?? 0, rate));
       rates.push(rate);
+      cpus.push(cpuPerRequest);
     }
+    cpuRatios.push(cpus[1] / cpus[0]);
+    sqliteRatios.push(rates[3] / rates[1]);
     for (const [index, list] of ratios.entries()) list.push(rates[index + 1] / rates[0]);
   }
   // Back-to-back triples are fairer than best-of when other work shares the machine.
@@ -94,6 +103,16 @@ async function main() {
         `server CPU ${cpuBest.get(target.name).toFixed(1)} µs/req (bare ${cpuBest.get(targets[0].name).toFixed(1)})`,
     );
   }
+  const spread = (list) => {
+    const sorted = [...list].sort((a, b) => a - b);
+    return `min ${sorted[0].toFixed(2)}, median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)}, max ${sorted.at(-1).toFixed(2)}`;
+  };
+  console.log(
+    `ratio: memory server CPU per /api/chat request / bare Fastify's: ${cpuRatios.map((ratio) => `${ratio.toFixed(2)}x`).join(' ')} (${spread(cpuRatios)}; target <= 2x)`,
+  );
+  console.log(
+    `ratio: SQLite server /api/chat req/s / memory server's: ${sqliteRatios.map((ratio) => ratio.toFixed(2)).join(' ')} (${spread(sqliteRatios)}; target >= 0.5)`,
+  );
   await memory.shutdown();
   await sqlite.shutdown();
   await bare.close();

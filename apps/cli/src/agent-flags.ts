@@ -33,6 +33,11 @@ export function addAgentFlags(command: Command): Command {
       'a command preset the agent may run in the workspace, repeatable (no shell; trailing {param} words are filled by the model), e.g. test="npm test"',
       collectPreset,
     )
+    .option(
+      '--sandbox',
+      'offer the shell tool: bash commands in a bubblewrap sandbox over the workspace (no network, writes only inside it, asks before each command); --allow-command presets run in it too. Needs --workspace and bubblewrap (Linux)',
+    )
+    .option('--sandbox-network', 'let sandboxed commands use the network (default: none, not even 127.0.0.1)')
     .option('--mcp <file>', MCP_FLAG_HELP)
     .option('--max-steps <n>', 'most model calls per run (default 10)', positiveInteger)
     .addOption(
@@ -43,6 +48,11 @@ export function addAgentFlags(command: Command): Command {
       '--max-cost <usd>',
       "budget per run in US dollars: no model call starts once the run's cost reached it (status budget_limit; counts only models with a known price)",
       dollars,
+    )
+    .option(
+      '--approval-timeout <duration>',
+      'how long a paused tool call waits for a decision (30s, 2m, 1h); once passed it is denied (a stored run: by the next bridle resume or server)',
+      duration,
     )
     .option('--system <text>', 'system prompt (skills add their sections after it)')
     .option(

@@ -1,8 +1,10 @@
 import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import type { ManifestDetails } from '@bridle/core';
 import { type BridleConfig, defaultModelId, resolveModel } from '@bridle/models';
-import { ConfigError, type Model, type Tool } from '@bridle/protocol';
+import { ConfigError, type JsonValue, type Model, type Tool } from '@bridle/protocol';
+import { openBubblewrapSandbox } from '@bridle/sandbox';
 import {
   analystSkill,
   assistantSkill,
@@ -33,6 +35,12 @@ export interface AgentFlags extends ProjectFlags {
   yes?: boolean;
   /** Where runs and sessions are kept (see `openCliStore`). */
   store?: string;
+  /** `--sandbox`: offer the shell tool in a bubblewrap sandbox over the workspace; flag presets run in it. */
+  sandbox?: boolean;
+  /** `--sandbox-network`: sandboxed commands may use the network. */
+  sandboxNetwork?: boolean;
+  /** `--approval-timeout`: how long a person has to decide a paused call, in ms. */
+  approvalTimeout?: number;
 }
 
 /** Everything needed to start runs: the model, the composed system prompt and tools, the limits. */
@@ -42,7 +50,19 @@ export interface AgentSetup {
   system?: string;
   tools: Tool[];
   skills: Skill[];
-  limits: { maxSteps?: number; maxToolCalls?: number; timeoutMs?: number; budget?: { maxCostUsd: number } };
+  /** The workspace's real path (`--workspace` or the config's), when there is one. */
+  workspaceRoot?: string;
+  /** The workspace itself (its path checks: remembered rules never cover a protected path). */
+  workspace?: Workspace;
+  limits: {
+    maxSteps?: number;
+    maxToolCalls?: number;
+    timeoutMs?: number;
+    budget?: { maxCostUsd: number };
+    approvalTimeoutMs?: number;
+  };
+  /** What a journaled run records of this setup in its manifest (skills, workspace folder, presets). */
+  manifest: ManifestDetails;
 }
 
 /**
@@ -83,19 +103,32 @@ export async function buildAgentSetup(
   ) {
     throw new ConfigError('--allow-command needs --workspace DIR: commands run inside the workspace folder.');
   }
+  const flagPresets = Object.entries(flags.allowCommand ?? {}).map(([name, preset]) => [
+    name,
+    flags.sandbox ? { ...preset, sandbox: true } : preset,
+  ]);
   const presets: Record<string, CommandPreset> = {
     ...(config.presets as Record<string, CommandPreset> | undefined),
-    ...(flags.allowCommand as Record<string, CommandPreset> | undefined),
+    ...(Object.fromEntries(flagPresets) as Record<string, CommandPreset>),
   };
   const workspaceDir = flags.workspace === undefined ? config.workspace : resolve(context.cwd, flags.workspace);
   const workspace = workspaceDir === undefined ? undefined : await openWorkspace(workspaceDir);
+  const sandbox = await openCliSandbox(flags, config, presets, workspace);
   const names = [...(flags.skill ?? config.skill ?? [])];
+  const givenSkills = names.map((name) => (looksLikePath(name) ? resolve(context.cwd, name) : name));
   if (workspace !== undefined && !names.includes('coding')) names.push('coding');
   if (names.length === 0) names.push('assistant');
 
   // One instance of each tool, so skills that share a tool compose without a clash.
   const toolbox = createToolbox();
-  const coding = workspace === undefined ? undefined : codingSkill({ workspace, commands: presets });
+  const coding =
+    workspace === undefined
+      ? undefined
+      : codingSkill({
+          workspace,
+          commands: presets,
+          ...(sandbox ? { sandbox: sandbox.sandbox, shell: sandbox.shell } : {}),
+        });
   const maxSteps = flags.maxSteps ?? config.maxSteps;
   const maxCostUsd = flags.maxCost ?? config.maxCostUsd;
   const catalogue: Tool[] = [toolbox.clock, toolbox.calculator, toolbox.httpFetch, ...(coding?.tools ?? [])];
@@ -131,13 +164,66 @@ export async function buildAgentSetup(
     ...(composed.system === undefined ? {} : { system: composed.system }),
     tools: composed.tools,
     skills,
+    ...(workspace === undefined ? {} : { workspaceRoot: workspace.root, workspace }),
     limits: {
       ...(maxSteps === undefined ? {} : { maxSteps }),
       ...(flags.maxToolCalls === undefined ? {} : { maxToolCalls: flags.maxToolCalls }),
       ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
       ...(maxCostUsd === undefined ? {} : { budget: { maxCostUsd } }),
+      ...(flags.approvalTimeout === undefined ? {} : { approvalTimeoutMs: flags.approvalTimeout }),
+    },
+    // Skills as given (paths made absolute), so `bridle resume` can rebuild the same tools from any folder.
+    manifest: {
+      ...(givenSkills.length > 0 ? { skills: givenSkills } : {}),
+      ...(workspace === undefined ? {} : { workspace: workspace.root }),
+      ...(Object.keys(presets).length > 0
+        ? {
+            presets: Object.entries(presets).map(([name, definition]) => ({
+              name,
+              definition: JSON.parse(JSON.stringify(definition)) as JsonValue,
+            })),
+          }
+        : {}),
     },
   };
+}
+
+/**
+ * The sandbox the flags and config files ask for: `--sandbox` or the config's `sandbox` offer the shell
+ * tool; a preset marked `sandbox: true` needs one too. Opened over the workspace (it checks bubblewrap
+ * works: `SandboxUnavailableError`, exit 2 naming it). Network: `--sandbox-network`, else the config's
+ * `sandbox.network`, else none.
+ */
+async function openCliSandbox(
+  flags: AgentFlags,
+  config: BridleConfig,
+  presets: Record<string, CommandPreset>,
+  workspace: Workspace | undefined,
+) {
+  const setting = flags.sandbox ? true : config.sandbox;
+  const shell = setting !== undefined && setting !== false;
+  const sandboxed = Object.entries(presets).find(([, preset]) => preset.sandbox === true)?.[0];
+  if (!shell && sandboxed === undefined) {
+    if (flags.sandboxNetwork)
+      throw new ConfigError(
+        "--sandbox-network needs --sandbox (or presets marked sandbox: true): it opens the sandbox's network.",
+      );
+    return undefined;
+  }
+  if (workspace === undefined) {
+    throw new ConfigError(
+      shell
+        ? '--sandbox needs --workspace DIR: the folder sandboxed commands may change.'
+        : `Preset "${sandboxed}" has sandbox: true and needs --workspace DIR: the folder it may change.`,
+    );
+  }
+  const options = typeof setting === 'object' ? setting : {};
+  const sandbox = await openBubblewrapSandbox({
+    root: workspace.root,
+    network: flags.sandboxNetwork ?? options.network ?? false,
+    ...(options.env ? { env: options.env } : {}),
+  });
+  return { sandbox, shell };
 }
 
 function looksLikePath(value: string): boolean {

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { readlinkSync, statSync } from 'node:fs';
 
 /** A writable stream as the CLI uses it (a TTY has `isTTY` and `columns`). */
 export interface CliOutput {
@@ -35,6 +35,17 @@ export interface CliIO {
 
 function stdinPiped(): boolean {
   if (process.stdin.isTTY) return false;
+  try {
+    // On Linux, where fd 0 leads tells a pipe from a socket without a stat of stdin: on Node 20 a stat of a socket
+    // pair on fd 0 makes a later import of a pnpm-linked CJS package (better-sqlite3) fail (TOOLCHAIN.md).
+    const target = readlinkSync('/proc/self/fd/0');
+    if (target.startsWith('pipe:')) return true;
+    if (!target.startsWith('/') || target === '/dev/null') return false;
+    const info = statSync(target);
+    return info.isFile() && info.size > 0;
+  } catch {
+    // No /proc: ask the path below.
+  }
   try {
     // A stat by path, not fstat on fd 0 (on Node 20 that can break a later import: see TOOLCHAIN.md).
     const info = statSync('/dev/stdin');

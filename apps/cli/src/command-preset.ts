@@ -1,6 +1,12 @@
-import { WORKSPACE_PATH_FORMAT } from '@bridle/workspace-tools';
+import type { WORKSPACE_PATH_FORMAT } from '@bridle/workspace-tools';
 import { InvalidArgumentError } from 'commander';
 import { parse } from 'shell-quote';
+
+/**
+ * `@bridle/workspace-tools`' path format, checked against its type: the package itself is not loaded for this
+ * (parsing flags happens on every start, `bridle --help` too).
+ */
+const PATH_FORMAT: typeof WORKSPACE_PATH_FORMAT = 'workspace-path';
 
 /** A placeholder's parameter: a path inside the workspace, jailed like `read_file` paths. */
 export interface PlaceholderParameter {
@@ -59,7 +65,7 @@ export function parseCommandPreset(value: string): { name: string; preset: CliCo
       if (param in params) throw new InvalidArgumentError(`the placeholder {${param}} appears twice in "${value}".`);
       params[param] = {
         type: 'string',
-        format: WORKSPACE_PATH_FORMAT,
+        format: PATH_FORMAT,
         description: `${param}: a path inside the workspace (relative; absolute paths and .. are refused)`,
       };
     } else if (Object.keys(params).length > 0) {

@@ -14,6 +14,8 @@ export interface McpFlags {
 /** The tools of the MCP servers of one command, and how to stop those servers. */
 export interface McpTools {
   tools: Tool[];
+  /** The names of the servers whose tools are in `tools` (a run's manifest records them). */
+  servers: string[];
   /** Ends every connection (stdio servers: their whole process group). Never rejects. */
   close(): Promise<void>;
 }
@@ -40,7 +42,7 @@ export async function openMcpTools(
   const path = file ?? (io.env.BRIDLE_MCP_CONFIG || undefined);
   const fromSettings = Object.entries(project.config.mcpServers ?? {});
   if (path === undefined && fromSettings.length === 0 && project.mcpFiles.length === 0) {
-    return { tools: [], close: async () => undefined };
+    return { tools: [], servers: [], close: async () => undefined };
   }
   // Loaded on demand: the MCP SDK is only needed when servers are configured.
   const { connectMcp, loadMcpConfig, parseMcpConfig } = await import('@bridle/mcp');
@@ -53,13 +55,16 @@ export async function openMcpTools(
   for (const server of fromFile) byName.set(server.name, server);
   const servers = [...byName.values()];
   const connections: McpConnection[] = [];
+  const listed = new Set<string>();
   const lists = await Promise.all(
     servers.map(async (server) => {
       let connection: McpConnection | undefined;
       try {
         connection = await connectMcp(server, { onWarning: warn });
         connections.push(connection);
-        return await connection.tools();
+        const tools = await connection.tools();
+        listed.add(server.name);
+        return tools;
       } catch (error) {
         warn(`${errorMessage(error)} (its tools are left out)`);
         await connection?.close();
@@ -69,6 +74,7 @@ export async function openMcpTools(
   );
   return {
     tools: lists.flat(),
+    servers: servers.map((server) => server.name).filter((name) => listed.has(name)),
     close: async () => {
       await Promise.all(connections.map((connection) => connection.close().catch(() => undefined)));
     },

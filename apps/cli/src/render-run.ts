@@ -1,8 +1,15 @@
 import type { RunEvent } from '@bridle/events';
+import { displayText } from '@bridle/models';
 import type { Usage } from '@bridle/protocol';
 import type { CliOutput } from './cli-io';
+import { diffView } from './diff-view';
+import { formatUsd } from './format-usd';
+import type { LiveRegion } from './live-region';
 import type { StreamedMarkdown } from './streamed-markdown';
 import type { Style } from './style';
+import { workspaceText } from './workspace-text';
+
+const FILE_TOOLS = new Set(['edit_file', 'write_file']);
 
 /** Options of {@link createRunRenderer}. */
 export interface RunRendererOptions {
@@ -19,6 +26,16 @@ export interface RunRendererOptions {
    * came. Give it only for a colour terminal (`markdownFor`); without it the text goes out unchanged.
    */
   markdown?: (() => StreamedMarkdown) | undefined;
+  /**
+   * The terminal's live region (`liveRegionFor`): the Markdown block still arriving is drawn there as it grows, with
+   * an activity line (spinner, what is happening, elapsed time, step, tokens, cost). Give it only with `markdown`.
+   */
+  live?: LiveRegion | undefined;
+  /**
+   * The workspace's real path: each `edit_file` and `write_file` that succeeded is followed by the diff it made
+   * (read just before and after the tool ran). Give it only for a person's terminal.
+   */
+  workspaceRoot?: string | undefined;
 }
 
 /** The outcome line's inputs (an `AgentResult` fits). */
@@ -33,6 +50,8 @@ export interface RunOutcome {
 /** Renders a run for a human: the model's text streams to stdout, everything else is a compact stderr line. */
 export interface RunRenderer {
   onEvent(event: RunEvent): void;
+  /** Writes a final answer that no event streamed (a run that had already ended), as the model's text. */
+  answer(text: string): void;
   /** Ends any open text line and writes the outcome line to stderr. */
   finish(outcome: RunOutcome): void;
 }
@@ -82,41 +101,80 @@ export function summarizeCommandResult(result: string, max: number): string | un
 /** Builds a {@link RunRenderer}. */
 export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   const { stdout, stderr, style } = options;
+  const live = options.markdown ? options.live : undefined;
   const maxWidth = options.maxWidth ?? 120;
   let lineOpen = false;
+  // With a live region below it, the answer's last line is ended at once (the region must start on a line of its
+  // own); the newline that later text would have begun with is then dropped.
+  let newlineWritten = false;
   const streamedSteps = new Set<number>();
   const markdown = options.markdown?.();
+  const totals = { tokens: 0, costUsd: undefined as number | undefined };
+  const { workspaceRoot } = options;
+  /** Files as they were when an edit started, by call id. */
+  const before = new Map<string, { path: string; text: string | undefined }>();
 
+  function writeText(chunk: string): void {
+    if (!live) {
+      stdout.write(chunk);
+      lineOpen = !chunk.endsWith('\n');
+      return;
+    }
+    let output = newlineWritten && chunk.startsWith('\n') ? chunk.slice(1) : chunk;
+    newlineWritten = false;
+    if (output === '') return;
+    if (!output.endsWith('\n')) {
+      output += '\n';
+      newlineWritten = true;
+    }
+    live.print(() => stdout.write(output));
+  }
   function text(chunk: string): void {
-    if (chunk === '') return;
-    stdout.write(chunk);
-    lineOpen = !chunk.endsWith('\n');
+    if (chunk !== '') writeText(chunk);
   }
   /** The model's text: as it came, or its completed Markdown blocks rendered. */
   function modelText(chunk: string): void {
     text(markdown ? markdown.push(chunk) : chunk);
+    if (live && markdown) live.update({ draft: () => markdown.preview().replace(/^\n/, '') });
   }
   /** Writes the rest of the model's Markdown (a step ended, or a line on stderr must come after it). */
   function flushModelText(): void {
-    if (markdown) text(markdown.flush());
+    if (!markdown) return;
+    text(markdown.flush());
+    live?.update({ draft: '' });
   }
   function line(message: string): void {
     flushModelText();
-    if (lineOpen) {
-      stdout.write('\n');
-      lineOpen = false;
-    }
-    stderr.write(`${message}\n`);
+    const write = () => {
+      if (lineOpen) {
+        stdout.write('\n');
+        lineOpen = false;
+      }
+      stderr.write(`${message}\n`);
+    };
+    if (live) live.print(write);
+    else write();
+  }
+  function activity(label: string | undefined, step: number): void {
+    live?.update({ activity: label === undefined ? undefined : { label, step, startedAt: Date.now() } });
   }
 
   return {
     onEvent(event) {
       switch (event.type) {
+        case 'model_start':
+          activity(event.attempt > 1 ? 'retrying' : 'thinking', event.step);
+          break;
         case 'text_delta':
+          if (!streamedSteps.has(event.step)) activity('writing', event.step);
           streamedSteps.add(event.step);
           modelText(event.text);
           break;
         case 'model_end':
+          totals.tokens += event.usage.inputTokens + event.usage.outputTokens;
+          if (event.usage.costUsd !== undefined) totals.costUsd = (totals.costUsd ?? 0) + event.usage.costUsd;
+          live?.update({ tokens: totals.tokens, costUsd: totals.costUsd });
+          activity(undefined, event.step);
           // A model without `stream` sends no deltas: show its text once the step ends.
           if (!streamedSteps.has(event.step)) modelText(event.content);
           flushModelText();
@@ -128,8 +186,14 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
           break;
         case 'tool_start':
           line(style.cyan(`→ ${event.name} ${oneLinePreview(event.arguments, maxWidth)}`));
+          activity(toolGist(event.name, event.arguments), event.step);
+          if (workspaceRoot !== undefined && FILE_TOOLS.has(event.name)) {
+            const path = (event.arguments as { path?: unknown } | null)?.path;
+            if (typeof path === 'string') before.set(event.callId, { path, text: workspaceText(workspaceRoot, path) });
+          }
           break;
         case 'tool_end': {
+          activity(undefined, event.step);
           const result = summarizeCommandResult(event.result, maxWidth) ?? oneLinePreview(event.result, maxWidth);
           const took = style.dim(`${Math.round(event.durationMs)}ms`);
           line(
@@ -137,13 +201,32 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
               ? style.red(`✗ ${event.name} ${took} ${result}`)
               : `${style.green('←')} ${event.name} ${took} ${style.dim(result)}`,
           );
+          const edited = before.get(event.callId);
+          before.delete(event.callId);
+          const after = edited && workspaceRoot !== undefined ? workspaceText(workspaceRoot, edited.path) : undefined;
+          if (edited && after !== undefined && !event.isError) {
+            const shown = diffView({ path: edited.path, before: edited.text, after }, { style });
+            if (shown !== '') line(shown);
+          }
           break;
         }
+        case 'input':
+          // Steering (`bridle steer`, `bridle attach`, the API): the user message the run takes at this boundary.
+          line(
+            style.cyan(`» ${event.by === undefined ? '' : `${displayText(event.by)}: `}${displayText(event.content)}`),
+          );
+          break;
         default:
           break;
       }
     },
+    answer(answer) {
+      modelText(answer);
+      flushModelText();
+    },
     finish(outcome) {
+      flushModelText();
+      live?.stop();
       const cost = outcome.usage.costUsd === undefined ? '' : ` · ${formatUsd(outcome.usage.costUsd)}`;
       const usage = `${outcome.usage.inputTokens} in / ${outcome.usage.outputTokens} out tokens${cost}`;
       const counts = `${outcome.steps} ${outcome.steps === 1 ? 'step' : 'steps'} · ${outcome.toolCalls} tool ${outcome.toolCalls === 1 ? 'call' : 'calls'} · ${usage}`;
@@ -154,9 +237,13 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   };
 }
 
-/** US dollars for a summary line: cents from a dollar up, else three significant digits ($0.00123). */
-export function formatUsd(amount: number): string {
-  if (amount >= 1) return `$${amount.toFixed(2)}`;
-  if (amount < 0.00001) return amount === 0 ? '$0' : '<$0.00001';
-  return `$${Number(amount.toPrecision(3))}`;
+export { formatUsd };
+
+/** A tool call in a few words for the activity line: its name and first short string argument (`run_command test`). */
+export function toolGist(name: string, args: unknown): string {
+  const first =
+    typeof args === 'object' && args !== null
+      ? Object.values(args).find((value): value is string => typeof value === 'string')
+      : undefined;
+  return first === undefined ? name : `${name} ${oneLinePreview(first, 40)}`;
 }

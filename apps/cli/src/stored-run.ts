@@ -3,7 +3,7 @@ import { ConfigError } from '@bridle/protocol';
 import { errorMessage } from '@bridle/protocol/internal';
 
 /** Reads a run from the store; `ConfigError` (exit 2) naming the run and how to list runs when there is none. */
-export async function readStoredRun(store: Store, runId: string, where: string): Promise<StoredRun> {
+export async function readStoredRun(store: Store, runId: string, where: string, hint?: string): Promise<StoredRun> {
   const run = await store.readRun(runId).catch((error: unknown) => {
     // A malformed id is the user's mistake, as an unknown one is.
     throw new ConfigError(`Cannot read run ${JSON.stringify(runId)} from ${where}: ${errorMessage(error)}`, {
@@ -12,7 +12,7 @@ export async function readStoredRun(store: Store, runId: string, where: string):
   });
   if (run === undefined || run.events.length === 0) {
     throw new ConfigError(
-      `No run ${JSON.stringify(runId)} in ${where}: list the runs with bridle runs (with the same --store), or pass --store where the run was kept.`,
+      `No run ${JSON.stringify(runId)} in ${where}: list the runs with bridle runs (with the same --store), or pass --store where the run was kept.${hint === undefined ? '' : ` ${hint}`}`,
     );
   }
   return run;

@@ -7,6 +7,8 @@ export interface StreamedMarkdown {
   push(chunk: string): string;
   /** Renders whatever is left (the last block, complete or not) and starts over; '' when nothing is left. */
   flush(): string;
+  /** What {@link StreamedMarkdown.flush} would return now, without taking it: the block still arriving. */
+  preview(): string;
 }
 
 /**
@@ -45,6 +47,11 @@ export function createStreamedMarkdown(render: MarkdownRenderer): StreamedMarkdo
       if (!pending.startsWith(complete)) return '';
       pending = pending.slice(complete.length);
       return emit(complete);
+    },
+    preview() {
+      if (pending.trim() === '') return '';
+      const rendered = render(pending);
+      return rendered === '' ? '' : (started ? '\n\n' : '') + rendered;
     },
     flush() {
       const rest = pending;

@@ -119,16 +119,19 @@ describe.skipIf(!hasScript)('the approval prompt on a terminal (a real pseudo-te
 
     await until(() => prompts() === 1);
     expect(screen).toContain('? write_file {"path":"b.txt","content":"first"}');
-    child.stdin.write('a\n');
+    child.stdin.write('a');
+    // `a` offers to remember a rule for the folder; `n` keeps it to this process.
+    await until(() => screen.includes('Remember write_file(b.txt) for this folder? [y] yes  [n] this session only: '));
+    child.stdin.write('n');
     await until(() => prompts() === 2);
     // c2 (write_file again) ran without a question; c3 is the first edit.
     expect(screen).toContain('? edit_file');
     // The model's control characters are shown escaped, never sent to the terminal.
     expect(screen).not.toContain('\u001b]0;pwned');
     expect(screen).toContain('\\u001b]0;pwned\\u0007');
-    child.stdin.write('n\n');
+    child.stdin.write('n');
     await until(() => prompts() === 3);
-    child.stdin.write('y\n');
+    child.stdin.write('y');
     expect(await exited).toBe(0);
     child.stdin.end();
 
@@ -164,7 +167,8 @@ describe.skipIf(!hasScript)('the approval prompt on a terminal (a real pseudo-te
     await until(() => screen.includes('/help for commands'));
     child.stdin.write('Write b.txt\n');
     await until(() => screen.includes('Allow? [y] yes'));
-    child.stdin.write('y\n');
+    // One key answers, no Enter needed.
+    child.stdin.write('y');
     await until(() => screen.includes('Wrote it.'));
     await until(() => (screen.match(/✓ completed/g) ?? []).length === 1);
     child.stdin.write('And now?\n');

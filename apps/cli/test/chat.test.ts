@@ -39,7 +39,7 @@ describe('bridle chat', () => {
     server = await fakeOpenAIServer([]);
     const result = await runCli(['chat'], { env: env(server), input: '/frobnicate\n' });
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('Unknown command /frobnicate: use /reset, /usage, /exit or /help.');
+    expect(result.stderr).toContain('Unknown command /frobnicate: /help lists the commands (Tab completes them).');
     expect(server.requests).toHaveLength(0);
   });
 

@@ -19,7 +19,8 @@ export function tempDir(prefix = 'bridle-cli-'): string {
 
 /**
  * A hermetic environment: PATH and HOME only (never the developer's API keys), NO_COLOR on, a fresh empty
- * config folder (`XDG_CONFIG_HOME`: never the developer's config.json or trusted.json), the `memory:` store
+ * config folder (`XDG_CONFIG_HOME`: never the developer's config.json, trusted.json or decision key) and data
+ * folder (`XDG_DATA_HOME`: where the default store would be), the `memory:` store
  * (runs kept nowhere: the default SQLite store's native addon does not load on every Node of the matrix;
  * tests of the store set `BRIDLE_STORE` or `--store` themselves), plus `extra`.
  */
@@ -28,6 +29,7 @@ export function cliEnv(extra: Record<string, string> = {}): Record<string, strin
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? tmpdir(),
     XDG_CONFIG_HOME: tempDir('bridle-config-'),
+    XDG_DATA_HOME: tempDir('bridle-data-'),
     NO_COLOR: '1',
     BRIDLE_STORE: 'memory:',
     ...extra,
@@ -87,6 +89,11 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Cli
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     output.stderr += chunk;
     check();
+  });
+  // A CLI that exits before reading its standard input (a usage error, --help) closes the pipe: EPIPE is
+  // not the test's failure, and what the CLI printed and its exit code are still checked.
+  child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
   });
   if (options.input !== undefined) child.stdin.end(options.input);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(

@@ -1,12 +1,14 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { runAgent } from '@bridle/core';
+import { resumeRun, runAgent } from '@bridle/core';
 import { codingSkill, composeSkills } from '@bridle/skills';
 import { openStore } from '@bridle/store';
 import { type FakeProviderServer, fakeOpenAIServer, scriptedModel } from '@bridle/testing';
 import { Workspace } from '@bridle/workspace-tools';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, fakeOpenAIEnv, requireBuild, runCli, startCli, tempDir } from './cli-process';
+import { sqliteProblem } from './sqlite-probe';
 
 beforeAll(requireBuild);
 
@@ -21,15 +23,7 @@ async function fake(script: Parameters<typeof fakeOpenAIServer>[0]): Promise<Fak
   return server;
 }
 
-/** better-sqlite3 is built for the Node that installed it: on another Node of the matrix it cannot load. */
-const sqliteError = await openStore(`sqlite:${join(tempDir(), 'probe.db')}`).then(
-  async (store) => {
-    await store.close();
-    return undefined;
-  },
-  (error: Error) => error.message,
-);
-if (sqliteError) console.warn(`!!! SKIPPED: SQLite store tests (better-sqlite3 does not load on ${process.version})`);
+const sqliteError = await sqliteProblem('SQLite store tests');
 
 const usage = { inputTokens: 10, outputTokens: 5 };
 const call = (id: string, name: string, args: unknown) => ({
@@ -58,7 +52,7 @@ async function listRuns(cwd: string, env: Record<string, string>, extra: string[
 
 // Each test drives several CLI processes one after another: give them time on a loaded machine.
 describe.skipIf(sqliteError !== undefined)('runs kept in the store (SQLite)', { timeout: 180_000 }, () => {
-  it('by default in .bridle/bridle.db of the working directory; bridle runs lists them newest first', async () => {
+  it('by default in the data folder, one store per project (not in the folder); bridle runs lists them newest first', async () => {
     const server = await fake([
       { content: 'One.', usage },
       { content: 'Two.', usage },
@@ -68,7 +62,9 @@ describe.skipIf(sqliteError !== undefined)('runs kept in the store (SQLite)', { 
     delete (env as Record<string, string | undefined>).BRIDLE_STORE;
     expect((await runCli(['run', 'first'], { cwd, env })).code).toBe(0);
     expect((await runCli(['run', 'second'], { cwd, env })).code).toBe(0);
-    expect(existsSync(join(cwd, '.bridle', 'bridle.db'))).toBe(true);
+    expect(existsSync(join(cwd, '.bridle'))).toBe(false);
+    const projects = join(env.XDG_DATA_HOME as string, 'bridle', 'projects');
+    expect(existsSync(join(projects, readdirSync(projects)[0] as string, 'bridle.db'))).toBe(true);
     const runs = await listRuns(cwd, env);
     expect(runs.map((run) => run.status)).toEqual(['completed', 'completed']);
     for (const run of runs) expect(run.model).toBe('openai:fake-model');
@@ -77,7 +73,7 @@ describe.skipIf(sqliteError !== undefined)('runs kept in the store (SQLite)', { 
       new RegExp(`^${runs[0]?.runId}  completed  openai:fake-model  \\d{4}-`),
     );
     const none = await runCli(['runs', '--status', 'awaiting_approval'], { cwd, env });
-    expect(none.stderr).toContain('No runs with status awaiting_approval in sqlite:.bridle/bridle.db');
+    expect(none.stderr).toContain(`No runs with status awaiting_approval in sqlite:${projects}/`);
   });
 
   it('bridle resume continues a run whose process was killed, without repeating the model call that completed', async () => {
@@ -157,10 +153,77 @@ describe.skipIf(sqliteError !== undefined)('runs kept in the store (SQLite)', { 
     expect(readFileSync(join(cwd, 'project', 'out.txt'), 'utf8')).toBe('approved');
     const again = await runCli(['resume', paused.runId, '--store', store], { cwd, env });
     expect(again.code).toBe(0);
-    expect(again.stderr).toContain(`Run ${paused.runId} already ended (completed): nothing to continue.`);
+    expect(again.stderr).toContain(`Run ${paused.runId} had already ended (completed): its result, unchanged.`);
+    expect(again.stdout).toBe('Wrote it.\n');
     const unknownRun = await runCli(['resume', 'no-such-run', '--store', store], { cwd, env });
     expect(unknownRun.code).toBe(2);
     expect(unknownRun.stderr).toContain('No run "no-such-run" in sqlite:');
+  });
+
+  it('bridle resume --approve repeated after the model reused the call id approves nothing (the id was renamed)', async () => {
+    const { cwd, store } = project();
+    const workspace = await Workspace.open(join(cwd, 'project'));
+    const { tools, system } = composeSkills([codingSkill({ workspace })]);
+    const journal = await openStore(store);
+    const model = scriptedModel(
+      [
+        call('w1', 'write_file', { path: 'out.txt', content: 'approved' }),
+        call('w1', 'write_file', { path: 'other.txt', content: 'never shown to anyone' }),
+      ],
+      { id: 'openai:fake-model' },
+    );
+    const options = {
+      model,
+      tools,
+      ...(system === undefined ? {} : { system }),
+      store: journal,
+      approve: () => 'ask' as const,
+    };
+    const paused = await runAgent({ ...options, prompt: 'Write out.txt' });
+    // Decided once (here through the library, as a server on this store would): the model asks again with w1.
+    const again = await resumeRun({ ...options, runId: paused.runId, approvals: { w1: true } });
+    await journal.close();
+    expect(again.status).toBe('awaiting_approval');
+    expect(again.pendingApprovals?.map((pending) => pending.callId)).toEqual(['w1-2']);
+    const server = await fake([{ content: 'Wrote it.', usage }]);
+    const env = fakeOpenAIEnv(server);
+
+    // The user's script retries its earlier decision.
+    const retried = await runCli(['resume', paused.runId, '-w', 'project', '--store', store, '--approve', 'w1'], {
+      cwd,
+      env,
+    });
+    expect(retried.code).toBe(2);
+    expect(retried.stderr).toContain(
+      `Cannot decide call "w1": it is not pending in run ${paused.runId} (pending: "w1-2"). Nothing was run.`,
+    );
+    expect(existsSync(join(cwd, 'project', 'other.txt'))).toBe(false);
+    expect(server.requests).toHaveLength(0);
+    const undecided = await runCli(['resume', paused.runId, '-w', 'project', '--store', store], { cwd, env });
+    expect(undecided.stderr).toContain(
+      `waits for approval of: w1-2 write_file {"path":"other.txt","content":"never shown to anyone"}.`,
+    );
+    const approved = await runCli(['resume', paused.runId, '-w', 'project', '--store', store, '--approve', 'w1-2'], {
+      cwd,
+      env,
+    });
+    expect(approved.code).toBe(0);
+    expect(readFileSync(join(cwd, 'project', 'other.txt'), 'utf8')).toBe('never shown to anyone');
+    // The decision was journaled bound to the digest of the call it was made on.
+    const reopened = await openStore(store);
+    const events = (await reopened.readRun(paused.runId))?.events ?? [];
+    await reopened.close();
+    const decided = events.filter((event) => event.type === 'run_start' && event.approvals !== undefined).at(-1);
+    expect(decided?.type === 'run_start' && decided.approvals).toEqual({
+      'w1-2': { approved: true, by: userInfo().username, digest: again.pendingApprovals?.[0]?.digest },
+    });
+    // Who decided: the person at the terminal (--approve), by login name.
+    expect(events.filter((event) => event.type === 'approval_decided').at(-1)).toMatchObject({
+      callId: 'w1-2',
+      approved: true,
+      decidedBy: 'person',
+      by: userInfo().username,
+    });
   });
 
   it('bridle replay re-runs a stored run with no model call: exit 0 when it matches, 1 naming the first difference', async () => {
@@ -242,9 +305,8 @@ describe.skipIf(sqliteError === undefined)('the default store where better-sqlit
     const result = await runCli(['run', 'hi'], { env });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Hello.\n');
-    expect(result.stderr).toContain(
-      'bridle: runs are not kept: the default store sqlite:.bridle/bridle.db needs better-sqlite3',
-    );
+    expect(result.stderr).toContain('bridle: runs are not kept: the default store sqlite:');
+    expect(result.stderr).toContain('/bridle/projects/');
     expect(result.stderr).toContain('--store or BRIDLE_STORE');
   });
 });

@@ -230,6 +230,66 @@ function resultLines(dir: string): Record<string, unknown>[] {
 }
 
 suite('bridle batch --queue', () => {
+  it('with no worker consuming the queue, the producer says so and how to start one; a worker then runs the items', async () => {
+    server = await fakeOpenAIServer((request) => ({
+      content: `answer ${/item (\w+)/.exec(JSON.stringify(request.body))?.[1]}`,
+      usage,
+    }));
+    const { prefix, storeUrl } = await deployment();
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'in.jsonl'),
+      `${['a', 'b'].map((id) => JSON.stringify({ id, prompt: `item ${id}` })).join('\n')}\n`,
+    );
+    const producer = startCli(
+      [
+        'batch',
+        'in.jsonl',
+        '--out',
+        'results.jsonl',
+        '--queue',
+        REDIS_URL,
+        '--store',
+        storeUrl,
+        '--queue-prefix',
+        prefix,
+      ],
+      { env: cliEnv({ BRIDLE_MODEL: 'openai:fake-model' }), cwd: dir },
+    );
+    cleanups.push(async () => {
+      if (producer.child.exitCode === null) producer.child.kill('SIGKILL');
+      await producer.exited;
+    });
+    await producer.waitFor('No worker is consuming queue', 'stderr');
+    expect(producer.stderr()).toContain(
+      `No worker is consuming queue ${prefix}:bridle-runs: the items wait there. Start one (with the model's key in its environment): bridle worker --redis ${REDIS_URL} --store ${storeUrl} --queue-prefix ${prefix}\n`,
+    );
+    // The worker it names, with a model id that carries credentials: its start line shows the id without them.
+    const secretModel = `openai-compatible:http://bridle-user:hunter2-7f3@127.0.0.1:9/v1?api-key=sk-secret-7f3#fake-model`;
+    const worker = startWorker(
+      ['--redis', REDIS_URL, '--store', storeUrl, '--queue-prefix', prefix],
+      fakeOpenAIEnv(server, { BRIDLE_MODEL: 'openai:fake-model' }),
+    );
+    const other = startWorker(
+      ['--redis', REDIS_URL, '--store', storeUrl, '--queue-prefix', `${prefix}-other`, '--model', secretModel],
+      cliEnv(),
+    );
+    await other.waitFor(' · skills ', 'stderr');
+    expect(other.stderr()).toContain('model openai-compatible:http://127.0.0.1:9/v1#fake-model');
+    expect(other.stderr()).not.toMatch(/hunter2|sk-secret|bridle-user/);
+    const done = await producer.exited;
+    expect(done.stderr).toMatch(/^Done: 2 completed · 0 failed/m);
+    expect(done.stderr.split('No worker is consuming').length).toBe(2);
+    expect(done.code).toBe(0);
+    expect(
+      resultLines(dir)
+        .map((line) => line.id)
+        .sort(),
+    ).toEqual(['a', 'b']);
+    worker.child.kill('SIGTERM');
+    other.child.kill('SIGTERM');
+  }, 120_000);
+
   it('enqueues the items for workers, writes each result once (with its runId); a rerun skips what is done', async () => {
     server = await fakeOpenAIServer((request) => ({
       content: `answer ${/item (\w+)/.exec(JSON.stringify(request.body))?.[1]}`,

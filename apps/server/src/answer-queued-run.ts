@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { RunJobSpec } from '@bridle/queue';
+import type { JobDecision, RunJobSpec } from '@bridle/queue';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { busy, type ChatResponse } from './answer-run';
+import { acquireRunSlot, type ChatResponse } from './answer-run';
 import { chatEventStream, wantsEventStream } from './chat-event-stream';
 import { followUntilSettled, type QueuedRuns, queuedModelId, queuedRunFailure } from './queued-runs';
 import type { ServerContext } from './server-context';
 import { ServerError } from './server-error';
 import type { Session } from './session-store';
+import { callerOf } from './tenant-auth';
+import { jobQuotas } from './tenant-quotas';
 
 /** What `/api/chat` (a prompt) or `POST /api/runs/:id/approvals` (decisions) asks of a queued run. */
 export interface QueuedChat {
@@ -14,7 +16,7 @@ export interface QueuedChat {
   /** A new run on the session, with this prompt; or `resume`. */
   prompt?: string;
   /** Decisions on paused run `runId`: a worker resumes it; its new segment starts at `fromSequence`. */
-  resume?: { runId: string; approvals: Record<string, boolean>; fromSequence: number };
+  resume?: { runId: string; approvals: Record<string, JobDecision>; fromSequence: number };
   /** False for a session that no longer exists (a paused run's deleted session): it is not saved again. */
   saveSession?: boolean;
   /** The skill the client named (a worker offers it, or refuses the run); else the worker's default. */
@@ -39,12 +41,12 @@ export async function answerQueuedRun(
   chat: QueuedChat,
 ): Promise<ChatResponse | FastifyReply> {
   const { session } = chat;
+  const caller = callerOf(request);
   const model = queuedModelId(runs);
   if (context.busySessions.has(session.id)) {
     throw new ServerError('session_busy', `Session ${session.id} is already running a prompt: wait for its answer.`);
   }
-  const slot = context.limiter.tryAcquire();
-  if (!slot) throw busy(context);
+  const slot = acquireRunSlot(context, caller);
   context.busySessions.add(session.id);
   const onClose = () => {
     if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
@@ -53,6 +55,7 @@ export async function answerQueuedRun(
   const runId = chat.resume?.runId ?? randomUUID();
   const saveSession = chat.saveSession !== false;
   const streaming = wantsEventStream(request.headers.accept);
+  let stopWatching: (() => void) | undefined;
   try {
     if (saveSession) {
       const { pendingRunId: _decided, ...rest } = session;
@@ -68,6 +71,11 @@ export async function answerQueuedRun(
       // The worker saves the session's transcript after the run.
       ...(saveSession ? { sessionId: session.id } : {}),
       runId,
+      // Journaled in the run's run_start by its worker: the run is the caller's tenant's.
+      tenant: caller.tenant,
+      ...(caller.keyName === undefined ? {} : { by: caller.keyName }),
+      // The worker holds each model call to the tenant's quotas, counted with the servers'.
+      ...jobQuotas(context, caller.tenant),
       stream: streaming,
       timeoutMs: context.config.runTimeoutMs,
       ...(chat.skill === undefined ? {} : { skill: chat.skill }),
@@ -80,6 +88,17 @@ export async function answerQueuedRun(
       ? chatEventStream(context, request, reply, session.id, () =>
           slot.abort(new Error('the client reads the event stream too slowly')),
         )
+      : undefined;
+    // A key revoked while its stream is open: the stream ends and this server stops following; the run
+    // goes on in its worker for its tenant (its transcript lands in the session as usual).
+    stopWatching = events
+      ? context.auth.onChange(() => {
+          if (context.auth.isValid(caller)) return;
+          reply.raw.off('close', onClose);
+          slot.abort(new Error('the API key was revoked'));
+          if (events.sse) events.sse.end();
+          else reply.raw.destroy();
+        })
       : undefined;
     const job = await followUntilSettled(
       runs,
@@ -118,6 +137,7 @@ export async function answerQueuedRun(
       ...(paused ? { pendingApprovals: result.pendingApprovals ?? [] } : {}),
     };
   } finally {
+    stopWatching?.();
     reply.raw.off('close', onClose);
     context.busySessions.delete(session.id);
     slot.release();

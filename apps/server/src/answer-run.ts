@@ -1,12 +1,14 @@
-import type { AgentResult } from '@bridle/core';
+import type { AgentResult, BudgetOptions } from '@bridle/core';
 import type { EventObserver } from '@bridle/events';
 import type { Store } from '@bridle/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { chatEventStream, wantsEventStream } from './chat-event-stream';
 import { runJournal } from './run-journal';
+import type { RunSlot } from './run-limiter';
 import type { ServerContext } from './server-context';
 import { ServerError } from './server-error';
 import type { Session } from './session-store';
+import { type Caller, callerOf } from './tenant-auth';
 
 /** The JSON answer of `POST /api/chat` and `POST /api/runs/:id/approvals`. */
 export interface ChatResponse {
@@ -20,7 +22,7 @@ export interface ChatResponse {
   usage: { inputTokens: number; outputTokens: number };
   error?: string;
   /** The calls waiting for a person's decision (status `awaiting_approval`), with their recorded arguments. */
-  pendingApprovals?: { callId: string; name: string; arguments: unknown }[];
+  pendingApprovals?: { callId: string; name: string; arguments: unknown; digest?: string }[];
 }
 
 /** How the route starts (or continues) its run, given what the server wires in. */
@@ -30,9 +32,28 @@ export type ExecuteRun = (wiring: {
   signal: AbortSignal;
   stream: boolean;
   onEvent: EventObserver[];
+  /** The run's budget with its tenant's quota gate. */
+  budget: BudgetOptions | undefined;
 }) => Promise<AgentResult>;
 
 /** The 503 of a full server. */
+/**
+ * A run slot for a request of `caller`'s tenant: throws {@link busy} (503) when every slot is taken, and 429
+ * `quota_exceeded` when the tenant holds its share (`BRIDLE_MAX_RUNS_PER_TENANT`).
+ */
+export function acquireRunSlot(context: ServerContext, caller: Caller, connection?: object): RunSlot {
+  const slot = context.limiter.tryAcquireFor(caller.tenant, context.config.maxRunsPerTenant, connection);
+  if (slot === 'full') throw busy(context);
+  if (slot === 'tenant') {
+    throw new ServerError(
+      'quota_exceeded',
+      `Tenant ${caller.tenant} is running its maximum of ${context.config.maxRunsPerTenant} runs at once (BRIDLE_MAX_RUNS_PER_TENANT): retry shortly.`,
+      { retryAfterSeconds: 1 },
+    );
+  }
+  return slot;
+}
+
 export function busy(context: ServerContext): ServerError {
   return new ServerError(
     'busy',
@@ -57,10 +78,10 @@ export async function answerRun(
   if (context.busySessions.has(session.id)) {
     throw new ServerError('session_busy', `Session ${session.id} is already running a prompt: wait for its answer.`);
   }
-  const slot = context.limiter.tryAcquire(reply.raw.socket ?? undefined);
-  if (!slot) throw busy(context);
+  const caller = callerOf(request);
+  const slot = acquireRunSlot(context, caller, reply.raw.socket ?? undefined);
   context.busySessions.add(session.id);
-  const journal = runJournal(context, options.runId);
+  const journal = runJournal(context, caller, options.runId);
   // One signal per run (the slot's): a disconnect, an overflow and the end of a shutdown all abort it.
   const onClose = () => {
     if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
@@ -72,6 +93,16 @@ export async function answerRun(
         slot.abort(new Error('the client reads the event stream too slowly')),
       )
     : undefined;
+  // A key revoked while its stream is open: the stream ends, and the run goes on for its tenant (its
+  // transcript is saved as usual), so the client's going away no longer aborts it.
+  const stopWatching = streaming
+    ? context.auth.onChange(() => {
+        if (context.auth.isValid(caller)) return;
+        reply.raw.off('close', onClose);
+        if (events?.sse) events.sse.end();
+        else reply.raw.destroy();
+      })
+    : undefined;
   try {
     const result = await options.execute({
       runId: journal.runId,
@@ -79,6 +110,7 @@ export async function answerRun(
       signal: slot.signal,
       stream: streaming,
       onEvent: journal.observers(events?.observe),
+      budget: journal.budget(context.agent.budget),
     });
     const paused = result.status === 'awaiting_approval';
     if (options.saveSession !== false) {
@@ -92,6 +124,7 @@ export async function answerRun(
       const skill = options.skill ?? session.skill;
       if (skill !== undefined) saved.skill = skill;
       if (paused) saved.pendingRunId = result.runId;
+      if (session.tenant !== undefined) saved.tenant = session.tenant;
       await context.sessions.set(saved);
     }
     request.log.info({ runId: result.runId, status: result.status, steps: result.steps }, 'run ended');
@@ -118,6 +151,7 @@ export async function answerRun(
     events.sse.end();
     return reply;
   } finally {
+    stopWatching?.();
     journal.close();
     reply.raw.off('close', onClose);
     context.busySessions.delete(session.id);

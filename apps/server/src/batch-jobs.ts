@@ -15,6 +15,8 @@ export interface BatchJobView {
 /** One batch job: its state, updated by the batch runner's callbacks. */
 export interface BatchJob {
   readonly id: string;
+  /** The tenant that started it: only its keys see or cancel it. */
+  readonly tenant: string;
   readonly controller: AbortController;
   readonly createdAt: number;
   finishedAt?: number;
@@ -42,7 +44,7 @@ export class BatchJobs {
   }
 
   /** Registers a new job for `total` items; throws `ServerError('too_many_jobs')` when none can be made room for. */
-  create(total: number): BatchJob {
+  create(total: number, tenant: string): BatchJob {
     this.#sweep();
     if (this.#jobs.size >= this.#maxJobs) {
       const oldestFinished = [...this.#jobs.values()].find((job) => job.finishedAt !== undefined);
@@ -57,6 +59,7 @@ export class BatchJobs {
     }
     const job: BatchJob = {
       id: randomUUID(),
+      tenant,
       controller: new AbortController(),
       createdAt: Date.now(),
       cancelled: false,

@@ -14,8 +14,21 @@ async function main(): Promise<void> {
   server.app.log.info(`bridle-server listening on ${server.url}`);
 }
 
+/** A port that cannot be taken is the user's setting to change: the line that says which and how, else none. */
+function listenProblem(error: unknown): string | undefined {
+  const { code, port, address } = (error ?? {}) as NodeJS.ErrnoException & { port?: number; address?: string };
+  if (code !== 'EADDRINUSE' && code !== 'EACCES') return undefined;
+  const where = `port ${port ?? '?'}${address ? ` on ${address}` : ''}`;
+  const why =
+    code === 'EADDRINUSE'
+      ? `${where} is already in use (another bridle-server, or another program, listens there)`
+      : `${where} needs privileges this user does not have (ports below 1024)`;
+  return `Cannot listen: ${why}. Set PORT to another port (PORT=0 takes any free one), or stop the program that holds it.`;
+}
+
 main().catch((error: unknown) => {
-  const message = BridleError.isInstance(error) ? error.message : `Cannot start: ${errorMessage(error)}`;
+  const problem = listenProblem(error);
+  const message = problem ?? (BridleError.isInstance(error) ? error.message : `Cannot start: ${errorMessage(error)}`);
   process.stderr.write(`bridle-server: ${message}\n`);
-  process.exitCode = BridleError.isInstance(error) && error.code === 'invalid_config' ? 2 : 1;
+  process.exitCode = problem || (BridleError.isInstance(error) && error.code === 'invalid_config') ? 2 : 1;
 });

@@ -1,22 +1,26 @@
 import { randomUUID } from 'node:crypto';
+import { MemoryQuotaLedger } from '@bridle/core';
 import type { EventObserver } from '@bridle/events';
 import { resolveModel } from '@bridle/models';
 import type { Telemetry } from '@bridle/otel';
 import { ConfigError, type Store } from '@bridle/protocol';
+import { redactCredentials } from '@bridle/protocol/internal';
+import { openBubblewrapSandbox } from '@bridle/sandbox';
 import { analystSkill, assistantSkill } from '@bridle/skills';
-import { openStore } from '@bridle/store';
+import { openQuotaLedger, openStore, type RunRecovery } from '@bridle/store';
 import Fastify, { type FastifyInstance } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
-import { bearerCheck, bearerMatches } from './auth';
 import { BatchJobs } from './batch-jobs';
 import { installErrorHandling } from './error-handler';
+import { EventStreams } from './event-streams';
+import { sweepExpiredApprovals } from './expired-approvals';
 import { guardModel, type ModelErrorLogger } from './guard-model';
 import { hostOriginGuard } from './host-origin-guard';
 import { LiveRuns } from './live-runs';
 import { isLoopbackHost } from './loopback';
 import { openWorkspace } from './open-workspace';
 import { openQueuedRuns } from './queued-runs';
-import { redactCredentials } from './redact-credentials';
+import { recoverOrphans } from './recover-orphans';
 import { registerPlugins } from './register-plugins';
 import { registerRoutes } from './register-routes';
 import { resolveSkills } from './resolve-skills';
@@ -32,6 +36,7 @@ import type { ServerOptions } from './server-options';
 import { openServerTelemetry } from './server-telemetry';
 import { MemorySessionStore } from './session-store';
 import { StoreSessionStore } from './store-session-store';
+import { TenantAuth } from './tenant-auth';
 
 /** A configured server: the Fastify instance plus its lifecycle. */
 export interface BridleServer {
@@ -66,6 +71,11 @@ function queuedModel(options: ServerOptions, source: ModelSource): string | unde
   return 'model' in source ? source.model.id : undefined;
 }
 
+/** True for the store URL of a store in this process only (`memory:`, or none given: the default). */
+function isMemoryUrl(url: string | undefined): boolean {
+  return url === undefined || url.trim().toLowerCase() === 'memory:';
+}
+
 /** `agent.onEvent` as a list. */
 function observersOf(onEvent: EventObserver | readonly EventObserver[] | undefined): EventObserver[] {
   return onEvent === undefined ? [] : typeof onEvent === 'function' ? [onEvent] : [...onEvent];
@@ -97,13 +107,21 @@ async function drainConnections(app: FastifyInstance, closed: Promise<unknown>):
 export function createServer(options: ServerOptions = {}): BridleServer {
   const config = resolveServerConfig(options);
   checkAgentOptions(options.agent);
-  if (!config.apiToken && !isLoopbackHost(config.host)) {
+  if (!config.apiToken && !config.apiKeysFile && !isLoopbackHost(config.host)) {
     throw new ConfigError(
       `Refusing to listen on ${config.host} without an API token: anyone who can reach it could run agents. ` +
-        'Set BRIDLE_API_TOKEN (e.g. `openssl rand -hex 32`) or bind 127.0.0.1.',
+        'Set BRIDLE_API_TOKEN (e.g. `openssl rand -hex 32`) or BRIDLE_API_KEYS_FILE, or bind 127.0.0.1.',
     );
   }
   const env = options.env ?? process.env;
+  let log: (() => FastifyInstance['log']) | undefined;
+  // Read now: a bad keys file throws here, naming the entry and the fix.
+  const auth = new TenantAuth({
+    ...(config.apiToken === undefined ? {} : { apiToken: config.apiToken }),
+    ...(config.apiKeysFile === undefined ? {} : { keysFile: config.apiKeysFile }),
+    log: (error) =>
+      log?.().error({ err: error }, 'BRIDLE_API_KEYS_FILE changed but is not valid: the previous keys stay in force'),
+  });
   let telemetry: Telemetry | undefined;
   const app = Fastify({
     logger: options.logger ?? defaultLogger(env),
@@ -121,6 +139,8 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
     schemaErrorFormatter: (errors, dataVar) => formatSchemaErrors(errors as never, dataVar),
   });
+  log = () => app.log;
+  app.decorateRequest('bridleCaller', null);
   const base = {
     ...(options.system === undefined ? {} : { system: options.system }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
@@ -130,8 +150,14 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     limiter: new RunLimiter(config.maxConcurrentRuns),
     // Both are set by the plugin below once the store has opened, before any route runs.
     sessions: undefined as never,
+    // Replaced at startup by the ledger every process shares: Redis (BRIDLE_REDIS_URL), else the store's database.
+    ledger: new MemoryQuotaLedger(),
     store: undefined as never,
     live: new LiveRuns(),
+    eventStreams: new EventStreams({
+      maxStreams: config.maxEventStreams,
+      maxStreamsPerClient: config.maxEventStreamsPerClient,
+    }),
     resumingRuns: new Set(),
     busySessions: new Set(),
     jobs: new BatchJobs({ maxJobs: config.maxBatchJobs, ttlMs: config.batchJobTtlMs }),
@@ -147,12 +173,24 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     agent: {
       ...options.agent,
       context: { maxContextChars: config.maxContextChars, ...options.agent?.context },
+      ownership: { leaseMs: config.leaseMs, ...options.agent?.ownership },
       ...(config.maxCostUsd === undefined
         ? {}
         : { budget: { maxCostUsd: config.maxCostUsd, ...options.agent?.budget } }),
+      ...(config.approvalTimeoutMs === undefined
+        ? {}
+        : { approvalTimeoutMs: options.agent?.approvalTimeoutMs ?? config.approvalTimeoutMs }),
     },
     state: { shuttingDown: false },
-    isAuthorized: config.apiToken ? bearerMatches(config.apiToken) : () => true,
+    auth,
+    isAuthorized: (request) => {
+      try {
+        auth.authenticate(request);
+        return true;
+      } catch {
+        return false;
+      }
+    },
   };
   const schemas = requestSchemas(config);
 
@@ -178,10 +216,30 @@ export function createServer(options: ServerOptions = {}): BridleServer {
         : new StoreSessionStore(store));
     if (config.redisUrl !== undefined)
       context.queue = await openQueuedRuns(config, queuedModel(options, context.modelSource));
+    // Tenants' quotas hold across every server of the deployment: they count in the queue's Redis.
+    if (config.redisUrl !== undefined && config.apiKeysFile !== undefined) {
+      const { RedisQuotaLedger } = await import('@bridle/queue');
+      context.ledger = await RedisQuotaLedger.open(config.redisUrl, config.queuePrefix);
+    } else if (config.apiKeysFile !== undefined && ownStore !== undefined && !isMemoryUrl(config.storeUrl)) {
+      // Without Redis, servers sharing a SQLite file or a Postgres database count in it (its clock's windows).
+      context.ledger = await openQuotaLedger(config.storeUrl as string, { cwd: process.cwd() });
+    }
+  });
+  // Runs whose owner died are resumed once the server listens (so the skills below are loaded first).
+  let recovery: RunRecovery | undefined;
+  app.addHook('onReady', async () => {
+    if (config.recover) recovery = recoverOrphans(context, app.log);
   });
   installErrorHandling(app);
+  // Approval deadlines that passed while no server was up are applied at start, then as they pass.
+  let stopSweeping: (() => Promise<void>) | undefined;
+  app.addHook('onReady', async () => {
+    stopSweeping = sweepExpiredApprovals(context, app.log);
+  });
   // A plain app.close() (without shutdown()) still sends the spans so far.
   app.addHook('onClose', async () => {
+    recovery?.stop();
+    await stopSweeping?.();
     await telemetry?.forceFlush();
   });
   documentResponses(app);
@@ -194,7 +252,11 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     app.register(async () => {
       const cwd = process.cwd();
       const workspace = folder === undefined ? undefined : await openWorkspace(folder, cwd);
-      const skills = await resolveSkills(names, cwd, workspace);
+      const sandbox =
+        config.sandbox && workspace !== undefined
+          ? await openBubblewrapSandbox({ root: workspace.root, network: config.sandboxNetwork })
+          : undefined;
+      const skills = await resolveSkills(names, cwd, workspace, sandbox);
       context.profiles = buildRunProfiles({ ...base, skills, defaultSkill: (skills[0] as { name: string }).name });
     });
   }
@@ -212,7 +274,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
     if (context.state.shuttingDown) reply.header('connection', 'close');
     done(null, payload);
   });
-  registerRoutes(app, context, schemas, config.apiToken ? bearerCheck(config.apiToken) : undefined);
+  registerRoutes(app, context, schemas);
   if ('error' in context.modelSource && config.redisUrl === undefined)
     app.log.warn(`not ready: ${context.modelSource.error}`);
   if (!isLoopbackHost(config.host) && config.allowedHosts.length === 0) {
@@ -225,6 +287,7 @@ export function createServer(options: ServerOptions = {}): BridleServer {
   const shutdown = () => {
     stopping ??= (async () => {
       context.state.shuttingDown = true;
+      recovery?.stop();
       const closed = app.close();
       const work = Promise.all([context.limiter.idle(), context.jobs.idle()]);
       let timer: NodeJS.Timeout | undefined;
@@ -242,6 +305,8 @@ export function createServer(options: ServerOptions = {}): BridleServer {
       await context.sessions?.close?.();
       await context.queue?.queue.close();
       await ownStore?.close();
+      auth.close();
+      await context.ledger.close();
       await telemetry?.shutdown();
     })();
     return stopping;

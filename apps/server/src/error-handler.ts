@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { drainThenClose } from './drain-then-close';
 import { httpFailure } from './http-status';
 
 /** The JSON body of every error response. */
@@ -14,6 +15,12 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: u
   if (failure.retryAfterSeconds !== undefined) reply.header('retry-after', String(failure.retryAfterSeconds));
   if (failure.status === 401) reply.header('www-authenticate', 'Bearer');
   const body: ErrorBody = { error: { code: failure.code, message: failure.message, requestId: request.id } };
+  // Answered while the body is still arriving (over the limit, unauthorized, ...): the connection cannot be
+  // reused, and a client still sending must be able to read this answer.
+  if (!request.raw.complete && !reply.sent) {
+    reply.header('connection', 'close');
+    drainThenClose(request.raw);
+  }
   return reply.code(failure.status).send(body);
 }
 

@@ -2,7 +2,13 @@ import { BridleError, ProviderError, type ProviderErrorCode } from '@bridle/prot
 import { ServerError, type ServerErrorCode } from './server-error';
 
 /** The `BridleError` codes of other packages that reach HTTP clients with a status of their own. */
-type ForeignCode = 'invalid_config' | 'context_limit' | 'invalid_transcript' | 'invalid_model_response';
+type ForeignCode =
+  | 'invalid_config'
+  | 'context_limit'
+  | 'invalid_transcript'
+  | 'invalid_model_response'
+  | 'run_ended'
+  | 'fenced';
 
 /**
  * The one table from error codes to HTTP statuses (server errors and `BridleError` codes). Keyed by code
@@ -16,21 +22,28 @@ const STATUS_BY_CODE: Readonly<Record<ServerErrorCode | ForeignCode, number>> = 
   not_found: 404,
   model_not_found: 404,
   rate_limited: 429,
+  quota_exceeded: 429,
+  too_many_streams: 429,
   session_busy: 409,
   run_busy: 409,
   run_not_waiting: 409,
   approval_not_pending: 409,
+  run_ended: 409,
+  // This server lost the run (paused past its lease): another process owns it and goes on with it.
+  fenced: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   context_limit: 413,
   busy: 503,
   too_many_jobs: 503,
+  streams_full: 503,
   shutting_down: 503,
   not_ready: 503,
   invalid_transcript: 500,
   internal: 500,
   invalid_model_response: 502,
   run_failed: 502,
+  not_implemented: 501,
 };
 
 /** A provider failed: the fault is upstream, never the HTTP client's (except when it is rate limited). */

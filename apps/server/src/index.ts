@@ -9,3 +9,14 @@ export { ServerError, type ServerErrorCode } from './server-error';
 export type { ServerAgentOptions, ServerOptions } from './server-options';
 export { MemorySessionStore, type MemorySessionStoreOptions, type Session, type SessionStore } from './session-store';
 export { type StartedServer, type StartServerOptions, startServer } from './start-server';
+export { authorizeRequest, type Caller, callerOf, requireScope, TenantAuth } from './tenant-auth';
+export {
+  type ApiKey,
+  DEFAULT_TENANT,
+  keyDigest,
+  parseTenantKeys,
+  SCOPES,
+  type Scope,
+  type TenantKeys,
+  type TenantQuotas,
+} from './tenant-keys';

@@ -7,6 +7,8 @@ export interface LiveListener {
 }
 
 interface LiveRun {
+  /** The tenant whose run it is: only its keys follow it. */
+  tenant: string;
   /** Every event of the current segment so far (`run_start` first), the run's own only. */
   events: RunEvent[];
   listeners: Set<LiveListener>;
@@ -22,12 +24,12 @@ export class LiveRuns {
   readonly #runs = new Map<string, LiveRun>();
 
   /** The observer to give `runAgent` / `resumeRun` for run `runId` (sub-agents' events are left out). */
-  observer(runId: string): (event: RunEvent) => void {
+  observer(runId: string, tenant: string): (event: RunEvent) => void {
     return (event) => {
       if (event.runId !== runId || event.parentRunId !== undefined) return;
       let run = this.#runs.get(runId);
       if (event.type === 'run_start' || !run) {
-        run = { events: [], listeners: run?.listeners ?? new Set() };
+        run = { tenant, events: [], listeners: run?.listeners ?? new Set() };
         this.#runs.set(runId, run);
       }
       run.events.push(event);
@@ -43,11 +45,11 @@ export class LiveRuns {
    * Follows `runId` when a segment of it is live here: returns the segment's events so far (the listener
    * gets the later ones), or undefined when the run is not live in this process (nothing is registered).
    */
-  follow(runId: string, listener: LiveListener): { events: RunEvent[]; stop(): void } | undefined {
+  follow(runId: string, listener: LiveListener): { tenant: string; events: RunEvent[]; stop(): void } | undefined {
     const run = this.#runs.get(runId);
     if (!run) return undefined;
     run.listeners.add(listener);
-    return { events: [...run.events], stop: () => run.listeners.delete(listener) };
+    return { tenant: run.tenant, events: [...run.events], stop: () => run.listeners.delete(listener) };
   }
 
   /**

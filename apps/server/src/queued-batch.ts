@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BatchResult } from '@bridle/batch';
-import { type QueuedJob, submitAll } from '@bridle/queue';
+import { type JobQuotas, type QueuedJob, submitAll } from '@bridle/queue';
 import type { BatchJob } from './batch-jobs';
 import { type QueuedRuns, queuedModelId } from './queued-runs';
 import type { BatchBody, BatchItemBody } from './schemas';
@@ -50,6 +50,8 @@ export async function runQueuedBatch(
   config: ServerConfig,
   job: BatchJob,
   body: BatchBody,
+  by: string | undefined,
+  quotas: { quotas?: JobQuotas },
 ): Promise<void> {
   const model = queuedModelId(runs);
   const specs = body.items.map((item) => {
@@ -58,6 +60,10 @@ export async function runQueuedBatch(
       prompt: item.prompt,
       model,
       runId: randomUUID(),
+      // Journaled in the run's run_start by its worker: the run is the job's tenant's.
+      tenant: job.tenant,
+      ...(by === undefined ? {} : { by }),
+      ...quotas,
       timeoutMs: config.runTimeoutMs,
       ...(body.skill === undefined ? {} : { skill: body.skill }),
       ...(maxSteps === undefined ? {} : { maxSteps }),

@@ -1,4 +1,5 @@
 import type { RunEvent } from '@bridle/protocol';
+import { redactCredentials } from '@bridle/protocol/internal';
 import type { QueuedJob, RunQueue } from '@bridle/queue';
 import type { ServerConfig } from './server-config';
 import { ServerError } from './server-error';
@@ -8,7 +9,8 @@ export interface QueuedRuns {
   readonly queue: RunQueue;
   /**
    * The model id of every job (`BRIDLE_MODEL`, `modelId` or the server's own model's id); undefined when none
-   * is set: queued runs are then refused with a 503 saying so. The workers hold the keys.
+   * is set: queued runs are then refused with a 503 saying so. Never holds credentials (user info, query
+   * strings of an `openai-compatible:` endpoint): jobs in Redis name the endpoint, the workers hold the keys.
    */
   readonly modelId: string | undefined;
 }
@@ -21,7 +23,9 @@ export async function openQueuedRuns(config: ServerConfig, modelId: string | und
   // Loaded only in queue mode: BullMQ and ioredis are not needed by a server that runs in process.
   const { openRunQueue } = await import('@bridle/queue');
   const queue = await openRunQueue({ redis: config.redisUrl as string, prefix: config.queuePrefix });
-  return { queue, modelId };
+  // A model id such as `openai-compatible:https://user:key@host/v1?api-key=...#model` loses its credentials
+  // here, once: every job names the endpoint and model only, and workers call it with their own settings.
+  return { queue, modelId: modelId === undefined ? undefined : redactCredentials(modelId) };
 }
 
 /** The model id of queued jobs, or a 503 that says how to set one. */

@@ -1,5 +1,6 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { routeSchemaForOpenApi30 } from './openapi-schema';
 import type { ServerConfig } from './server-config';
 import { ServerError } from './server-error';
 
@@ -24,13 +25,15 @@ export function registerPlugins(app: FastifyInstance, config: ServerConfig, vers
         description: 'Agents over HTTP: /api (Bridle) and /v1 (OpenAI-compatible). See the @bridle/server README.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      ...(config.apiToken ? { security: [{ bearer: [] }] } : {}),
+      ...(config.apiToken || config.apiKeysFile ? { security: [{ bearer: [] }] } : {}),
       tags: [
         { name: 'api', description: 'Bridle API' },
         { name: 'openai', description: 'OpenAI-compatible face: the model bridle:<skill> names an agent' },
         { name: 'health', description: 'Probes (no token needed)' },
       ],
     },
+    // The document is OpenAPI 3.0.3: JSON Schema keywords 3.0 lacks are shown as `x-` extensions.
+    transform: ({ schema, url }) => ({ schema: routeSchemaForOpenApi30(schema) ?? schema, url }),
   });
   if (config.corsOrigins.length > 0) {
     // Loaded only when configured (a Promise of the module is a valid plugin for Fastify).
@@ -50,7 +53,15 @@ export function registerPlugins(app: FastifyInstance, config: ServerConfig, vers
       max: limit.max,
       timeWindow: limit.timeWindowMs,
       // Without a token, the plugin's own key: the client address (IPv6 grouped by subnet).
-      ...(config.apiToken ? { keyGenerator: () => 'token' } : {}),
+      // With named keys: per key (its header), so one tenant's flood does not spend another's allowance.
+      ...(config.apiKeysFile
+        ? {
+            keyGenerator: (request: { headers: { authorization?: string }; ip: string }) =>
+              request.headers.authorization ?? request.ip,
+          }
+        : config.apiToken
+          ? { keyGenerator: () => 'token' }
+          : {}),
       errorResponseBuilder: (_request, context) =>
         new ServerError(
           'rate_limited',

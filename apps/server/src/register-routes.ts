@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { sendNotFound } from './error-handler';
 import { installOpenAIErrorHandling } from './openai/openai-error';
+import { registerA2ARoutes } from './routes/a2a-routes';
 import { registerApprovalsRoute } from './routes/approvals-route';
 import { registerBatchRoutes } from './routes/batch-route';
 import { registerChatRoute } from './routes/chat-route';
@@ -8,13 +9,19 @@ import { registerHealthRoutes } from './routes/health-routes';
 import { registerOpenAIChatRoute } from './routes/openai-chat-route';
 import { registerOpenAIModelsRoutes } from './routes/openai-models-route';
 import { registerOpenAIResponsesRoute } from './routes/openai-responses-route';
+import { registerOverviewRoute } from './routes/overview-route';
 import { registerRunEventsRoute } from './routes/run-events-route';
 import { registerRunRoutes } from './routes/run-routes';
 import { registerSessionRoutes } from './routes/session-routes';
+import { registerSteerRoutes } from './routes/steer-routes';
+import { registerUiChatRoute } from './routes/ui-chat-route';
+import { registerUsageRoute } from './routes/usage-route';
 import { registerWebRoutes } from './routes/web-routes';
 import type { requestSchemas } from './schemas';
 import type { ServerContext } from './server-context';
 import { ServerError } from './server-error';
+import { authorizeRequest, scopeOfRoute } from './tenant-auth';
+import { checkRequestQuotas, hasRequestQuotas } from './tenant-quotas';
 
 /**
  * Registers every route: `/health` and `/ready` (open, not rate limited), the web inspector at `/`
@@ -26,7 +33,6 @@ export function registerRoutes(
   app: FastifyInstance,
   context: ServerContext,
   schemas: ReturnType<typeof requestSchemas>,
-  checkToken: ((request: FastifyRequest) => void) | undefined,
 ): void {
   // Callback style: it runs on every request, and an async hook costs a promise each.
   const guard = (request: FastifyRequest, _reply: unknown, done: HookHandlerDoneFunction) => {
@@ -39,8 +45,16 @@ export function registerRoutes(
       return;
     }
     try {
-      checkToken?.(request);
-      done();
+      const scope = scopeOfRoute(request.method, request.routeOptions.url);
+      const caller = authorizeRequest(context.auth, request, scope);
+      const quotas = context.auth.quotasOf(caller.tenant);
+      // Most tenants have no request quota: their requests go on without a promise.
+      if (!hasRequestQuotas(quotas)) {
+        done();
+        return;
+      }
+      const startsRun = request.method === 'POST' && (scope === 'chat' || scope === 'approve');
+      checkRequestQuotas(context.ledger, caller, quotas, startsRun).then(() => done(), done);
     } catch (error) {
       done(error as Error);
     }
@@ -60,9 +74,13 @@ export function registerRoutes(
       registerChatRoute(api, context, schemas.chatBody);
       registerSessionRoutes(api, context, schemas.idParams);
       registerRunRoutes(api, context, schemas.runParams);
+      registerOverviewRoute(api, context);
       registerRunEventsRoute(api, context, schemas.runParams);
       registerApprovalsRoute(api, context, schemas.runParams);
+      registerSteerRoutes(api, context, schemas.runParams);
       registerBatchRoutes(api, context, { body: schemas.batchBody, params: schemas.idParams });
+      registerUsageRoute(api, context);
+      registerUiChatRoute(api, context);
     },
     { prefix: '/api' },
   );
@@ -76,4 +94,8 @@ export function registerRoutes(
     },
     { prefix: '/v1' },
   );
+  app.register(async (a2a) => {
+    a2a.addHook('onRequest', guard);
+    registerA2ARoutes(a2a, context);
+  });
 }

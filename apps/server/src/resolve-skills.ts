@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ConfigError, type Tool } from '@bridle/protocol';
+import { ConfigError, type Sandbox, type Tool } from '@bridle/protocol';
 import { analystSkill, assistantSkill, codingSkill, createToolbox, loadSkill, type Skill } from '@bridle/skills';
 import type { Workspace } from '@bridle/workspace-tools';
 
@@ -12,12 +12,18 @@ const looksLikePath = (name: string) => /[/\\]/.test(name) || name.startsWith('.
  * Turns `BRIDLE_SKILL` entries into skills: built-in names, `coding` (with a workspace: its writes, edits
  * and commands require approval), or folders with a SKILL.md (resolved from `cwd`; their `tools:` may
  * name `clock`, `calculator`, `http_fetch` and, with a workspace, the coding tools). With a workspace and
- * no `coding` entry, `coding` is added last. Throws `ConfigError` naming the entry for an unknown name,
+ * no `coding` entry, `coding` is added last; with a `sandbox` (over the workspace) `coding` also offers the
+ * `shell` tool. Throws `ConfigError` naming the entry for an unknown name,
  * for `coding` without a workspace, and for a folder `loadSkill` refuses.
  */
-export async function resolveSkills(names: readonly string[], cwd: string, workspace?: Workspace): Promise<Skill[]> {
+export async function resolveSkills(
+  names: readonly string[],
+  cwd: string,
+  workspace?: Workspace,
+  sandbox?: Sandbox,
+): Promise<Skill[]> {
   const toolbox = createToolbox();
-  const coding = workspace === undefined ? undefined : codingSkill({ workspace });
+  const coding = workspace === undefined ? undefined : codingSkill({ workspace, ...(sandbox ? { sandbox } : {}) });
   const catalogue: Tool[] = [toolbox.clock, toolbox.calculator, toolbox.httpFetch, ...(coding?.tools ?? [])];
   const skills: Skill[] = [];
   const wanted = coding !== undefined && !names.includes('coding') ? [...names, 'coding'] : names;

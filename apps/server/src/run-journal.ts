@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { BudgetOptions } from '@bridle/core';
 import type { EventObserver } from '@bridle/events';
 import type { Store } from '@bridle/protocol';
 import type { ServerContext } from './server-context';
+import { stampedStore } from './tenant-access';
+import type { Caller } from './tenant-auth';
+import { tenantGate } from './tenant-quotas';
 
 type Observer = EventObserver;
 
@@ -11,22 +15,28 @@ export interface RunJournal {
   readonly store: Store;
   /** The server's observers (`agent.onEvent`, the live feed of `GET /api/runs/:id/events`) and `extra`. */
   observers(extra?: Observer): Observer[];
+  /**
+   * The run's budget: `base` (the server's `agent.budget`) with the tenant's quota gate when the server has
+   * named keys (`BRIDLE_API_KEYS_FILE`), else `base` as it is.
+   */
+  budget(base: BudgetOptions | undefined): BudgetOptions | undefined;
   /** Call once the run's promise has settled. */
   close(): void;
 }
 
 /**
- * Journals a run in the server's store under `runId` (a new UUID by default) and makes it followable live
+ * Journals a run of `caller`'s tenant in the server's store under `runId` (a new UUID by default) and makes it followable live
  * while it runs. The session a run belongs to is its `run_start`'s `sessionId` (the routes pass it to
  * `runAgent`; a resumed segment keeps its first segment's), and core gives every journaled segment its own
  * `segmentId`, so two servers resuming one paused run at once conflict in the store before either runs a call.
  */
-export function runJournal(context: ServerContext, runId: string = randomUUID()): RunJournal {
+export function runJournal(context: ServerContext, caller: Caller, runId: string = randomUUID()): RunJournal {
   const own = context.agent.onEvent;
-  const live = context.live.observer(runId);
+  const live = context.live.observer(runId, caller.tenant);
   return {
     runId,
-    store: context.store,
+    // Its run_start events name the caller's tenant and key.
+    store: stampedStore(context.store, caller),
     observers: (extra) => {
       const observers: Observer[] =
         own === undefined ? [] : Array.isArray(own) ? [...(own as readonly Observer[])] : [own as Observer];
@@ -34,6 +44,10 @@ export function runJournal(context: ServerContext, runId: string = randomUUID())
       if (extra !== undefined) observers.push(extra);
       return observers;
     },
+    budget: (base) =>
+      context.auth.named
+        ? { ...base, gate: tenantGate(context.ledger, caller, context.auth.quotasOf(caller.tenant)) }
+        : base,
     close: () => context.live.settle(runId),
   };
 }

@@ -26,6 +26,8 @@ export class RunLimiter {
   // (two pipelined requests get two); it stays the connection's until an abort makes it unusable.
   readonly #byConnection = new WeakMap<object, AbortController>();
   readonly #waiters: Waiter[] = [];
+  // Runs in flight per tenant (only those taken with a tenant).
+  readonly #byTenant = new Map<string, number>();
   #idle: (() => void)[] = [];
 
   constructor(max: number) {
@@ -44,6 +46,32 @@ export class RunLimiter {
    */
   tryAcquire(connection?: object): RunSlot | undefined {
     return this.#running.size < this.#max ? this.#slot(connection) : undefined;
+  }
+
+  /**
+   * {@link tryAcquire} for a run of `tenant`, which may hold at most `perTenant` slots at once: answers the
+   * slot, `'full'` (every slot is taken) or `'tenant'` (the tenant holds its share), so one tenant's flood
+   * leaves the other slots to the others.
+   */
+  tryAcquireFor(tenant: string, perTenant: number, connection?: object): RunSlot | 'full' | 'tenant' {
+    if (this.#running.size >= this.#max) return 'full';
+    const held = this.#byTenant.get(tenant) ?? 0;
+    if (held >= perTenant) return 'tenant';
+    const slot = this.#slot(connection);
+    this.#byTenant.set(tenant, held + 1);
+    let released = false;
+    return {
+      signal: slot.signal,
+      abort: (reason) => slot.abort(reason),
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = (this.#byTenant.get(tenant) ?? 1) - 1;
+        if (left === 0) this.#byTenant.delete(tenant);
+        else this.#byTenant.set(tenant, left);
+        slot.release();
+      },
+    };
   }
 
   /** Waits for a slot; resolves undefined if `signal` aborts first. */

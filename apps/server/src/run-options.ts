@@ -1,4 +1,4 @@
-import type { RunAgentOptions } from '@bridle/core';
+import type { ManifestDetails, RunAgentOptions } from '@bridle/core';
 import type { EventObserver } from '@bridle/events';
 import { ConfigError, type Message, type Model, type Store, type Tool } from '@bridle/protocol';
 import type { ServerAgentOptions } from './server-options';
@@ -14,9 +14,13 @@ const AGENT_OPTION_KEYS = [
   'toolConcurrency',
   'retry',
   'budget',
+  'decisionKey',
+  'ownership',
   'store',
+  'channels',
   'runId',
   'sessionId',
+  'approvalTimeoutMs',
 ] as const satisfies readonly (keyof ServerAgentOptions)[];
 type MissingAgentOption = Exclude<keyof ServerAgentOptions, (typeof AGENT_OPTION_KEYS)[number]>;
 const everyAgentOptionListed: [MissingAgentOption] extends [never] ? true : MissingAgentOption = true;
@@ -54,8 +58,12 @@ export interface RouteRun {
   onEvent: EventObserver[];
   /** The run's approval hook: the routes choose (the chat routes let the server's `agent.approve` win). */
   approve: RunAgentOptions['approve'];
+  /** The run's budget with its tenant's gate (the journal's `budget()`); default the server's `agent.budget`. */
+  budget?: RunAgentOptions['budget'];
   /** Default the server's `agent.sessionId`. */
   sessionId?: string | undefined;
+  /** What the run's manifest records beside its tools and limits (the skill, the workspace folder). */
+  manifest?: ManifestDetails | undefined;
 }
 
 /**
@@ -82,10 +90,15 @@ export function serverRunOptions(agent: ServerAgentOptions, run: RouteRun): RunA
     retry: agent.retry,
     output: undefined,
     stream: run.stream,
-    budget: agent.budget,
+    budget: run.budget ?? agent.budget,
     store: run.store,
+    channels: agent.channels,
     runId: run.runId,
     sessionId: run.sessionId ?? agent.sessionId,
+    decisionKey: agent.decisionKey,
+    ownership: agent.ownership,
+    approvalTimeoutMs: agent.approvalTimeoutMs,
+    manifest: run.manifest,
   } satisfies { [Key in keyof Required<RunAgentOptions>]: RunAgentOptions[Key] };
   return options;
 }

@@ -1,6 +1,8 @@
+import type { QuotaLedger } from '@bridle/core';
 import type { Model, Store } from '@bridle/protocol';
 import type { FastifyRequest } from 'fastify';
 import type { BatchJobs } from './batch-jobs';
+import type { EventStreams } from './event-streams';
 import type { LiveRuns } from './live-runs';
 import type { QueuedRuns } from './queued-runs';
 import type { RunLimiter } from './run-limiter';
@@ -9,6 +11,7 @@ import type { ServerConfig } from './server-config';
 import { ServerError } from './server-error';
 import type { ServerAgentOptions } from './server-options';
 import type { SessionStore } from './session-store';
+import type { TenantAuth } from './tenant-auth';
 
 /** The model, or why there is none (a missing key: the server runs but is not ready); `error` never holds credentials. */
 export type ModelSource = { model: Model } | { error: string };
@@ -23,6 +26,8 @@ export interface ServerContext {
   store: Store;
   /** Runs going on in this process, for their event streams. */
   readonly live: LiveRuns;
+  /** The open `GET /api/runs/:id/events` streams, bounded per client and in total. */
+  readonly eventStreams: EventStreams;
   /** Runs being resumed by an approval now: a second decision at once is refused (one resume only). */
   readonly resumingRuns: Set<string>;
   /** Sessions with a run in flight: a second run on one session at once would lose one of the two. */
@@ -35,7 +40,14 @@ export interface ServerContext {
   readonly modelSource: ModelSource;
   readonly agent: ServerAgentOptions;
   readonly state: { shuttingDown: boolean };
-  /** True when the request may see details: it carries the API token, or the server has none. */
+  /** The server's keys (`BRIDLE_API_TOKEN`, `BRIDLE_API_KEYS_FILE`): who a request is, and its tenant's quotas. */
+  readonly auth: TenantAuth;
+  /**
+   * Each tenant's requests, tokens and dollars (Redis with `BRIDLE_REDIS_URL`, else the database of a SQLite or
+   * Postgres store, else this process); set at startup.
+   */
+  ledger: QuotaLedger;
+  /** True when the request may see details: it carries a valid key, or the server has none. */
   readonly isAuthorized: (request: FastifyRequest) => boolean;
 }
 

@@ -8,6 +8,7 @@ export type ServerErrorCode =
   | 'not_found'
   | 'model_not_found'
   | 'rate_limited'
+  | 'quota_exceeded'
   | 'session_busy'
   | 'run_busy'
   | 'run_not_waiting'
@@ -16,9 +17,12 @@ export type ServerErrorCode =
   | 'unsupported_media_type'
   | 'busy'
   | 'too_many_jobs'
+  | 'too_many_streams'
+  | 'streams_full'
   | 'shutting_down'
   | 'not_ready'
   | 'run_failed'
+  | 'not_implemented'
   | 'internal';
 
 const SERVER_MARKER = Symbol.for('bridle.error.server');

@@ -7,7 +7,7 @@ import type { SessionStore } from './session-store';
 /** Agent options the server passes to every run (limits, context budget, retries, ...). */
 export type ServerAgentOptions = Omit<
   RunAgentOptions,
-  'model' | 'tools' | 'system' | 'prompt' | 'messages' | 'signal' | 'timeoutMs' | 'stream' | 'output'
+  'model' | 'tools' | 'system' | 'prompt' | 'messages' | 'signal' | 'timeoutMs' | 'stream' | 'output' | 'manifest'
 >;
 
 /**
@@ -27,6 +27,13 @@ export interface ServerOptions {
   port?: number;
   /** `BRIDLE_API_TOKEN`: when set, every `/api` route needs `Authorization: Bearer <token>`. */
   apiToken?: string;
+  /**
+   * `BRIDLE_API_KEYS_FILE`: a JSON file of named keys, stored as SHA-256 digests, each with a tenant and
+   * scopes (`chat`, `runs:read`, `approve`, `admin`), and quotas per tenant (`requestsPerMinute`,
+   * `tokensPerDay`, `costUsdPerDay`, `costUsdPerRun`). Watched: edits apply within a second. See "Many
+   * users" in the README.
+   */
+  apiKeysFile?: string;
   /**
    * `BRIDLE_ALLOWED_HOSTS` (comma list): host names accepted in the `Host` header besides loopback ones
    * (`localhost`, `127.x.x.x`, `[::1]`). Any other `Host` is a 403, so a web page whose name rebinds to
@@ -59,10 +66,42 @@ export interface ServerOptions {
    * default skill, as in the CLI.
    */
   workspace?: string;
+  /**
+   * `BRIDLE_SANDBOX=1` (`--sandbox`): with a workspace, the `coding` skill also offers the `shell` tool
+   * (bash in a bubblewrap sandbox over the workspace; each command waits for approval). Off by default;
+   * without bubblewrap `listen()` rejects naming it.
+   */
+  sandbox?: boolean;
+  /** `BRIDLE_SANDBOX_NETWORK=1` (`--sandbox-network`): sandboxed commands may use the network. Default off. */
+  sandboxNetwork?: boolean;
+  /**
+   * `BRIDLE_RECOVER` (`--no-recover` turns it off): resume runs whose owner died (running, lease expired), at
+   * start and every `recoverIntervalMs`; with many servers on one database each orphan is resumed by exactly
+   * one. Default on, except with `BRIDLE_REDIS_URL` (the queue's workers resume their runs).
+   */
+  recover?: boolean;
+  /** `BRIDLE_RECOVER_INTERVAL_MS`: how often to look for orphaned runs, in ms. Default 10000. */
+  recoverIntervalMs?: number;
+  /**
+   * `BRIDLE_LEASE_MS`: the lease of each journaled run this server runs, in ms (renewed every third of it;
+   * a run whose server died is an orphan once it passes). Default 30000; `agent.ownership.leaseMs` wins.
+   */
+  leaseMs?: number;
   /** `BRIDLE_MAX_COST_USD` (`--max-cost`): each run's budget in US dollars (status `budget_limit`). */
   maxCostUsd?: number;
+  /**
+   * `BRIDLE_APPROVAL_TIMEOUT` (`30s`, `5m`, `1h`): how long a paused tool call waits for a decision, in ms.
+   * Journaled with the pause; once passed the call is denied (`decidedBy: 'timeout'`) when this server (or
+   * the next one to start on the same store) finds it. `agent.approvalTimeoutMs` wins. Default: none.
+   */
+  approvalTimeoutMs?: number;
   /** `BRIDLE_MAX_CONCURRENT_RUNS`, default 16: runs (chat and batch items) at once; chat gets 503 beyond. */
   maxConcurrentRuns?: number;
+  /**
+   * `BRIDLE_MAX_RUNS_PER_TENANT`: run slots one tenant's chat and `/v1` requests may hold at once (429
+   * `quota_exceeded` with `Retry-After: 1` beyond); default half of `maxConcurrentRuns` with named keys, else all.
+   */
+  maxRunsPerTenant?: number;
   /** `BRIDLE_RUN_TIMEOUT_MS`, default 120000: the deadline of each run. */
   runTimeoutMs?: number;
   /** `BRIDLE_SHUTDOWN_GRACE_MS`, default 10000: how long running work may finish after SIGTERM. */
@@ -123,6 +162,13 @@ export interface ServerOptions {
   batchJobTtlMs?: number;
   /** Bytes of SSE output a slow client may leave unread before its run is aborted; default 1 MiB. */
   maxSseBufferBytes?: number;
+  /** `BRIDLE_MAX_EVENT_STREAMS`: `GET /api/runs/:id/events` streams open at once; beyond, 503 `streams_full`. Default 256. */
+  maxEventStreams?: number;
+  /**
+   * `BRIDLE_MAX_EVENT_STREAMS_PER_CLIENT`: such streams open at once from one client address; beyond, 429
+   * `too_many_streams`. Default 16.
+   */
+  maxEventStreamsPerClient?: number;
   /** The system prompt of every run. */
   system?: string;
   /** Tools of every run. */

@@ -1,4 +1,4 @@
-import type { Message } from '@bridle/protocol';
+import { DEFAULT_TENANT, type Message } from '@bridle/protocol';
 
 /** One conversation. */
 export interface Session {
@@ -11,6 +11,8 @@ export interface Session {
   skill?: string;
   /** The run of this session that waits for approval: the session takes no new prompt until it is decided. */
   pendingRunId?: string;
+  /** The tenant the session belongs to (absent: tenant `default`); only its keys see or continue it. */
+  tenant?: string;
 }
 
 /** One row of {@link SessionStore.list}: a session without its messages. */
@@ -19,6 +21,8 @@ export interface SessionListing {
   messageCount: number;
   createdAt: number;
   updatedAt: number;
+  /** The session's tenant (absent: tenant `default`). */
+  tenant?: string;
 }
 
 /**
@@ -32,8 +36,11 @@ export interface SessionStore {
   set(session: Session): void | Promise<void>;
   /** Forgets a session; true when it existed. */
   delete(id: string): boolean | Promise<boolean>;
-  /** Sessions, most recently updated first; at most `limit`, only those updated before `before` (ms) when given. */
-  list?(query: { limit: number; before?: number }): SessionListing[] | Promise<SessionListing[]>;
+  /**
+   * Sessions, most recently updated first; at most `limit`, only those updated before `before` (ms) when
+   * given, only those of `tenant` when given (tenant `default` also matches sessions that name none).
+   */
+  list?(query: { limit: number; before?: number; tenant?: string }): SessionListing[] | Promise<SessionListing[]>;
   /** Releases timers or connections; called on shutdown. */
   close?(): void | Promise<void>;
 }
@@ -50,10 +57,24 @@ export interface MemorySessionStoreOptions {
   now?: () => number;
 }
 
+/**
+ * The JSON length of each message object, measured once: a session's turn would otherwise encode its whole
+ * transcript again on every save and every size check (quadratic over a long session). A message is not
+ * changed once it is in a transcript (core and the routes build new ones).
+ */
+const messageChars = new WeakMap<Message, number>();
+
 /** The size of a transcript: the length of its messages' JSON (what the context budget counts too). */
 export function transcriptChars(messages: readonly Message[]): number {
   let chars = 0;
-  for (const message of messages) chars += JSON.stringify(message).length;
+  for (const message of messages) {
+    let size = messageChars.get(message);
+    if (size === undefined) {
+      size = JSON.stringify(message).length;
+      messageChars.set(message, size);
+    }
+    chars += size;
+  }
   return chars;
 }
 
@@ -113,6 +134,7 @@ export class MemorySessionStore implements SessionStore {
     };
     if (session.skill !== undefined) kept.skill = session.skill;
     if (session.pendingRunId !== undefined) kept.pendingRunId = session.pendingRunId;
+    if (session.tenant !== undefined) kept.tenant = session.tenant;
     this.#sessions.set(session.id, kept);
     this.#chars.set(session.id, chars);
     this.#total += chars;
@@ -127,14 +149,21 @@ export class MemorySessionStore implements SessionStore {
   }
 
   /** Newest first; listing does not count as use. */
-  list(query: { limit: number; before?: number }): SessionListing[] {
+  list(query: { limit: number; before?: number; tenant?: string }): SessionListing[] {
     this.#sweep();
     const rows: SessionListing[] = [];
     for (const session of [...this.#sessions.values()].reverse()) {
       if (rows.length >= query.limit) break;
       if (query.before !== undefined && session.updatedAt >= query.before) continue;
+      if (query.tenant !== undefined && (session.tenant ?? DEFAULT_TENANT) !== query.tenant) continue;
       const { id, messages, createdAt, updatedAt } = session;
-      rows.push({ id, messageCount: messages.length, createdAt, updatedAt });
+      rows.push({
+        id,
+        messageCount: messages.length,
+        createdAt,
+        updatedAt,
+        ...(session.tenant === undefined ? {} : { tenant: session.tenant }),
+      });
     }
     return rows;
   }

@@ -40,14 +40,21 @@ const SAFE_EVENT_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 const escapeCharacter = (character: string) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /**
- * Takes the response over from Fastify and starts an event stream. `JSON.stringify` escapes every
+ * Takes the response over from Fastify and starts an event stream (keeping the headers hooks set on the
+ * reply, such as CORS). `JSON.stringify` escapes every
  * newline inside strings (and NEL, U+2028 and U+2029 are escaped too), so a frame is always exactly one `data:` line: model text can never end a
  * frame early or forge another event.
  */
 export function openSseStream(reply: FastifyReply, options: SseStreamOptions): SseStream {
+  // Headers hooks set on the reply (CORS from @fastify/cors, for one) are Fastify's to write: a hijacked
+  // reply skips that, so they are carried over here, or a browser page could not read the stream.
+  const hooked = reply.getHeaders();
+  delete hooked['content-length'];
+  delete hooked['content-type'];
   reply.hijack();
   const response = reply.raw;
   response.writeHead(200, {
+    ...(hooked as Record<string, string | string[] | number>),
     ...options.headers,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',

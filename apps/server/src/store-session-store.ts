@@ -16,6 +16,7 @@ function toSession(stored: StoredSession): Session {
     updatedAt: Date.parse(stored.updatedAt),
     ...(typeof meta.skill === 'string' ? { skill: meta.skill } : {}),
     ...(typeof meta.pendingRunId === 'string' ? { pendingRunId: meta.pendingRunId } : {}),
+    ...(stored.tenant === undefined ? {} : { tenant: stored.tenant }),
   };
 }
 
@@ -46,6 +47,7 @@ export class StoreSessionStore implements SessionStore {
       messages: session.messages,
       createdAt: new Date(session.createdAt).toISOString(),
       updatedAt: new Date(session.updatedAt).toISOString(),
+      ...(session.tenant === undefined ? {} : { tenant: session.tenant }),
       ...(Object.keys(meta).length > 0 ? { meta: meta as Record<string, unknown> } : {}),
     });
   }
@@ -54,9 +56,10 @@ export class StoreSessionStore implements SessionStore {
     return this.#store.deleteSession(id);
   }
 
-  async list(query: { limit: number; before?: number }): Promise<SessionListing[]> {
+  async list(query: { limit: number; before?: number; tenant?: string }): Promise<SessionListing[]> {
     const rows = await this.#store.listSessions({
       limit: query.limit,
+      ...(query.tenant === undefined ? {} : { tenant: query.tenant }),
       ...(query.before === undefined ? {} : { before: new Date(query.before).toISOString() }),
     });
     return rows.map((row) => ({

@@ -24,7 +24,29 @@ describe("createServer's agent options", () => {
   it('refuses an agent key that is not a run option at startup, naming it and the accepted ones', () => {
     const create = () => createServer({ env: {}, logger: false, agent: { maxStep: 3 } as never });
     expect(create).toThrow(ConfigError);
-    expect(create).toThrow(/Unknown option agent\.maxStep\. Accepted: maxSteps, maxToolCalls, .*sessionId\./);
+    expect(create).toThrow(
+      /Unknown option agent\.maxStep\. Accepted: maxSteps, maxToolCalls, .*sessionId, approvalTimeoutMs\./,
+    );
+  });
+
+  it('passes agent.decisionKey to every run (a key too short is refused when a run starts, naming it)', async () => {
+    const server = await startTestServer({
+      model: scriptedModel([{ content: 'hi' }]),
+      agent: { decisionKey: 'short' },
+    });
+    const response = await fetch(`${server.url}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'go' }),
+    });
+    expect(JSON.stringify(await response.json())).toContain(
+      'Invalid option decisionKey: expected a secret of at least 32 bytes',
+    );
+    const good = await startTestServer({
+      model: scriptedModel([{ content: 'hi' }]),
+      agent: { decisionKey: 'k'.repeat(32) },
+    });
+    expect(await chat(good.url, { prompt: 'go' })).toMatchObject({ status: 'completed' });
   });
 
   it('applies agent.maxSteps to every run; a request maxSteps on /api/chat wins', async () => {

@@ -26,27 +26,34 @@ describe('GET /openapi.json', () => {
         'GET /health',
         'GET /ready',
         'POST /api/chat',
+        'POST /api/ui/chat',
         'DELETE /api/sessions/{id}',
         'GET /api/sessions',
         'GET /api/sessions/{id}',
         'GET /api/runs',
         'GET /api/runs/{id}',
         'GET /api/runs/{id}/events',
+        'GET /api/overview',
         'POST /api/runs/{id}/approvals',
+        'POST /api/runs/{id}/input',
+        'POST /api/runs/{id}/cancel',
         'POST /api/batch',
         'GET /api/batch/{id}',
         'DELETE /api/batch/{id}',
+        'GET /api/usage',
         'GET /v1/models',
         'GET /v1/models/{model}',
         'POST /v1/chat/completions',
         'POST /v1/responses',
       ].sort(),
     );
-    // Each route documents its success response (200; 202 for a started batch, 204 for a forgotten session).
+    // Each route documents its success response (200; 202 for a started batch and for steering or cancelling
+    // a run, 204 for a forgotten session).
     for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
       for (const [method, operation] of Object.entries(methods)) {
         const expected =
-          path === '/api/batch' && method === 'post'
+          (path === '/api/batch' || path === '/api/runs/{id}/input' || path === '/api/runs/{id}/cancel') &&
+          method === 'post'
             ? '202'
             : path === '/api/sessions/{id}' && method === 'delete'
               ? '204'
@@ -65,8 +72,16 @@ describe('GET /openapi.json', () => {
     ]);
     expect(
       document.paths['/api/runs/{id}/approvals'].post.requestBody.content['application/json'].schema.properties
-        .approvals.additionalProperties,
-    ).toEqual({ type: 'boolean' });
+        .approvals.additionalProperties.anyOf,
+    ).toEqual([
+      { type: 'boolean' },
+      {
+        type: 'object',
+        required: ['approved'],
+        additionalProperties: false,
+        properties: { approved: { type: 'boolean' }, digest: { type: 'string', maxLength: 100 } },
+      },
+    ]);
     expect(document.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });
     expect(document.paths['/ready'].get.security).toEqual([]);
   });
@@ -120,6 +135,21 @@ describe('CORS', () => {
     });
     expect(foreign.status).toBe(403);
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('keeps the CORS headers on SSE answers (hijacked replies), so a page of an allowed origin can read them', async () => {
+    const server = await startTestServer({ model: echoModel(), env: { BRIDLE_CORS_ORIGINS: 'https://app.example' } });
+    const chat = await rawRequest(server.url, {
+      method: 'POST',
+      path: '/api/chat',
+      headers: { origin: 'https://app.example', accept: 'text/event-stream' },
+      body: JSON.stringify({ prompt: 'hi' }),
+    });
+    expect(chat.status).toBe(200);
+    expect(chat.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(chat.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(chat.headers['access-control-expose-headers']).toContain('x-session-id');
+    expect(chat.body).toContain('event: run_end');
   });
 
   it('refuses an entry that is not an origin, naming it', () => {

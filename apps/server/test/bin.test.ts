@@ -83,6 +83,22 @@ describe('bridle-server (the bin)', { timeout: 60_000 }, () => {
     expect(await server.exited).toBe(2);
   });
 
+  it('exits 2 when the port is taken, naming the port and how to change it', async () => {
+    const holder = createNetServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as { port: number };
+    try {
+      const server = startBin({ PORT: String(port), BRIDLE_MODEL: 'test:echo' });
+      await expect(server.url).rejects.toThrow(
+        `bridle-server: Cannot listen: port ${port} on 127.0.0.1 is already in use (another bridle-server, or another program, listens there). Set PORT to another port (PORT=0 takes any free one), or stop the program that holds it.\n`,
+      );
+      expect(await server.exited).toBe(2);
+      expect(server.output()).not.toContain('    at ');
+    } finally {
+      holder.close();
+    }
+  });
+
   it('exits 2 with a clear error when the Redis of BRIDLE_REDIS_URL cannot be reached at start', async () => {
     const port = await closedPort();
     const folder = await mkdtemp(join(tmpdir(), 'bridle-server-bin-'));

@@ -13,6 +13,7 @@ describe('httpFailure: the one map from errors to HTTP statuses', () => {
     [new ServerError('too_many_jobs', 'm'), 503, 'too_many_jobs'],
     [new ServerError('shutting_down', 'm'), 503, 'shutting_down'],
     [new ServerError('not_ready', 'm'), 503, 'not_ready'],
+    [new ServerError('not_implemented', 'm'), 501, 'not_implemented'],
     [new ConfigError('m'), 400, 'invalid_config'],
     [new TranscriptError('m'), 500, 'invalid_transcript'],
     [new ContextLimitError('m'), 413, 'context_limit'],

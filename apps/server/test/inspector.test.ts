@@ -143,6 +143,67 @@ describe.skipIf(skip)('web inspector in chromium', { timeout: 180_000 }, () => {
     expect(outsideRequests(browser.requests)).toEqual([]);
   });
 
+  it("a stale tab's Approve never applies to the call the model asked next under the same id", async () => {
+    const notes = noteTool();
+    const content = `${'a'.repeat(2000)}${'z'.repeat(2000)}`;
+    const model = scriptedModel([
+      { content: '', toolCalls: [{ id: 'call_1', name: 'write_note', arguments: { text: 'milk' } }] },
+      // The model reuses call_1: a long first value, then the target of the call.
+      {
+        content: '',
+        toolCalls: [
+          { id: 'call_1', name: 'write_note', arguments: { text: content, path: '.github/workflows/ci.yml' } },
+        ],
+      },
+      { content: 'done' },
+    ]);
+    const server = await startTestServer({ model, tools: [{ ...notes.tool, parameters: { type: 'object' } }] });
+    browser = await openBrowser();
+    const chat = await postJson(`${server.url}/api/chat`, { prompt: 'note milk' });
+    expect(chat.body.status).toBe('awaiting_approval');
+    const { page } = browser;
+    const runUrl = `${server.url}/#/runs/${chat.body.runId}`;
+    await page.goto(runUrl);
+    // A second tab, opened on the first pause and never reloaded.
+    const stale = await browser.context.newPage();
+    await stale.goto(runUrl);
+    await stale.locator('.approval[data-call-id="call_1"] button.approve').waitFor(WAIT);
+
+    await page.locator('.approval[data-call-id="call_1"] button.approve').click();
+    await page.locator('.notice', { hasText: 'Approved write_note: the run resumes.' }).waitFor(WAIT);
+    // The run paused again on the renamed call; this tab reloads and shows it, every key included.
+    const next = page.locator('.approval[data-call-id="call_1-2"]');
+    await next.waitFor(WAIT);
+    expect(await next.locator('dt').allTextContents()).toEqual(['text', 'path']);
+    expect(await next.locator('dd').allTextContents()).toEqual([
+      `"${'a'.repeat(200)}…[3600 characters]…${'z'.repeat(200)}"`,
+      '".github/workflows/ci.yml"',
+    ]);
+    const full = next.locator('details.full-arguments');
+    expect(await full.locator('summary').textContent()).toBe('Show all arguments (3600 characters shortened above)');
+    expect(await full.locator('pre').isVisible()).toBe(false);
+    await full.locator('summary').click();
+    expect(JSON.parse((await full.locator('pre').textContent()) as string)).toEqual({
+      text: content,
+      path: '.github/workflows/ci.yml',
+    });
+    expect(notes.written).toEqual(['milk']);
+
+    await stale.locator('.approval[data-call-id="call_1"] button.approve').click();
+    await stale
+      .locator('.notice', {
+        hasText: `Cannot decide call "call_1": it is not pending in run ${chat.body.runId} (pending: "call_1-2"). Nothing was run.`,
+      })
+      .waitFor(WAIT);
+    // The stale tab reloads onto the call that is pending now; nothing ran for it.
+    await stale.locator('.approval[data-call-id="call_1-2"]').waitFor(WAIT);
+    expect(notes.written).toEqual(['milk']);
+    const run = await json(await fetch(`${server.url}/api/runs/${chat.body.runId}`));
+    expect(run.status).toBe('awaiting_approval');
+    expect(browser.consoleErrors.filter((line) => !/status of 409/.test(line))).toEqual([]);
+    expect(outsideRequests(browser.requests)).toEqual([]);
+  });
+
   it('with BRIDLE_API_TOKEN asks for the token once (sessionStorage, never URL or cookie); a wrong one is said clearly', async () => {
     const { server, browser } = await setup({ apiToken: TOKEN });
     const chat = await postJson(`${server.url}/api/chat`, { prompt: 'hello' }, { authorization: `Bearer ${TOKEN}` });

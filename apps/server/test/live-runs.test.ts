@@ -8,7 +8,7 @@ const usage = { inputTokens: 1, outputTokens: 1 };
 describe('LiveRuns', () => {
   it("gives a follower the segment's events so far, then the new ones, and ends it at run_end", () => {
     const live = new LiveRuns();
-    const observe = live.observer('run-1');
+    const observe = live.observer('run-1', 'default');
     expect(live.follow('run-1', { event: () => {}, end: () => {} })).toBeUndefined();
     observe({ ...at(0), type: 'run_start', model: 'm' } as RunEvent);
     const seen: number[] = [];
@@ -34,7 +34,7 @@ describe('LiveRuns', () => {
 
   it('ends the followers of a segment that settled without run_end', () => {
     const live = new LiveRuns();
-    live.observer('run-1')({ ...at(0), type: 'run_start', model: 'm' } as RunEvent);
+    live.observer('run-1', 'default')({ ...at(0), type: 'run_start', model: 'm' } as RunEvent);
     let ended = false;
     live.follow('run-1', { event: () => {}, end: () => (ended = true) });
     live.settle('run-1');

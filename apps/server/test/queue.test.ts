@@ -223,6 +223,58 @@ suite('queued runs: a server, two worker processes, Redis and Postgres', { timeo
     expect(run.events.filter((event: { type: string }) => event.type === 'run_start')).toHaveLength(2);
   });
 
+  it("jobs in Redis never hold the model id's credentials: the workers use their own", async () => {
+    const secret = 'sk-queued-secret-7f3a';
+    const server = await startTestServer({
+      ...queued(),
+      modelId: `openai-compatible:https://bridle:${secret}@models.example/v1?api-key=${secret}#llama3.2`,
+    });
+    // The test workers offer test:echo only: they refuse the job, which is then left in Redis to inspect.
+    const refused = await postJson(`${server.url}/api/chat`, { prompt: 'no keys in the queue' });
+    expect(refused.status).toBe(502);
+    const runId = refused.body.error.message.match(/Run (\S+) failed/)?.[1] as string;
+    const queue = await openRunQueue({ redis: REDIS_URL, prefix });
+    try {
+      const job = await queue.queue.getJob(runId);
+      expect(job?.data.model).toBe('openai-compatible:https://models.example/v1#llama3.2');
+      // Every key the deployment wrote, read raw: the secret is nowhere (job data, events, results).
+      const client = (await queue.queue.getBackend().client) as unknown as {
+        scan(...args: (string | number)[]): Promise<[string, string[]]>;
+        type(key: string): Promise<string>;
+        hgetall(key: string): Promise<Record<string, string>>;
+        get(key: string): Promise<string | null>;
+        xrange(key: string, start: string, end: string): Promise<unknown>;
+        lrange(key: string, start: number, end: number): Promise<string[]>;
+        zrange(key: string, start: number, end: number): Promise<string[]>;
+        smembers(key: string): Promise<string[]>;
+      };
+      const read = async (key: string): Promise<unknown> => {
+        const type = await client.type(key);
+        if (type === 'hash') return client.hgetall(key);
+        if (type === 'string') return client.get(key);
+        if (type === 'stream') return client.xrange(key, '-', '+');
+        if (type === 'list') return client.lrange(key, 0, -1);
+        if (type === 'zset') return client.zrange(key, 0, -1);
+        if (type === 'set') return client.smembers(key);
+        return type;
+      };
+      let cursor = '0';
+      let keys = 0;
+      do {
+        const [next, found] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        for (const key of found) {
+          keys += 1;
+          expect(JSON.stringify(await read(key))).not.toContain(secret);
+        }
+      } while (cursor !== '0');
+      expect(keys).toBeGreaterThan(0);
+      expect(JSON.stringify(await read(`${prefix}:bridle-runs:${runId}`))).toContain('models.example');
+    } finally {
+      await queue.close();
+    }
+  });
+
   it('a run the workers refuse is a 502 with their reason', async () => {
     const server = await startTestServer(queued());
     const refused = await postJson(`${server.url}/api/chat`, { prompt: 'hi', skill: 'coding' });

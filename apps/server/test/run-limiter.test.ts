@@ -13,6 +13,22 @@ describe('RunLimiter', () => {
     expect(limiter.tryAcquire()).toBeDefined();
   });
 
+  it("holds each tenant to its share of the slots; a release gives the tenant's slot back", () => {
+    const limiter = new RunLimiter(3);
+    const first = limiter.tryAcquireFor('flood', 2);
+    const second = limiter.tryAcquireFor('flood', 2);
+    expect(limiter.tryAcquireFor('flood', 2)).toBe('tenant');
+    const quiet = limiter.tryAcquireFor('quiet', 2);
+    expect(typeof quiet).toBe('object');
+    expect(limiter.tryAcquireFor('other', 2)).toBe('full');
+    if (typeof first !== 'object' || typeof second !== 'object') throw new Error('expected slots');
+    first.release();
+    first.release(); // a second release changes nothing
+    expect(limiter.active).toBe(2);
+    expect(typeof limiter.tryAcquireFor('flood', 2)).toBe('object');
+    expect(limiter.tryAcquireFor('flood', 2)).toBe('full');
+  });
+
   it("reuses a connection's signal for its next run only when the run ended without aborting it", () => {
     const limiter = new RunLimiter(4);
     const connection = {};

@@ -1,4 +1,5 @@
 import { openStore } from '@bridle/store';
+import { scriptedModel } from '@bridle/testing';
 import { describe, expect, it } from 'vitest';
 import { noteModel, noteTool, tempStoreUrl } from './durable-helpers';
 import { gatedModel, json, postJson, readSseFrames, startTestServer } from './helpers';
@@ -34,6 +35,7 @@ describe('BRIDLE_STORE: runs and sessions survive a restart', () => {
         toolCalls: 0,
         usage: { inputTokens: 2, outputTokens: 3 },
         durationMs: expect.any(Number),
+        title: 'hello',
       },
     ]);
     const again = await postJson(`${second.url}/api/chat`, { prompt: 'again', sessionId: chat.body.sessionId });
@@ -180,7 +182,7 @@ describe('approvals: a run that pauses for a person', () => {
     const second = await startTestServer(options);
     const paused = await json(await fetch(`${second.url}/api/runs/${chat.body.runId}`));
     expect(paused.status).toBe('awaiting_approval');
-    expect(paused.pendingApprovals).toEqual([{ callId: 'call-milk', name: 'write_note', arguments: { text: 'milk' } }]);
+    expect(paused.pendingApprovals).toEqual(chat.body.pendingApprovals);
     const waiting = await json(await fetch(`${second.url}/api/runs?status=awaiting_approval`));
     expect(waiting.runs.map((run: { runId: string }) => run.runId)).toEqual([chat.body.runId]);
 
@@ -261,6 +263,59 @@ describe('approvals: a run that pauses for a person', () => {
       approvals: { 'call-jam': 'yes' },
     });
     expect(notBoolean.status).toBe(400);
+  });
+
+  it('a POST retried after the model reused call_1 in its next batch is a 409 naming call_1; nothing else runs', async () => {
+    const notes = noteTool();
+    const model = scriptedModel([
+      { content: '', toolCalls: [{ id: 'call_1', name: 'write_note', arguments: { text: 'milk' } }] },
+      { content: '', toolCalls: [{ id: 'call_1', name: 'write_note', arguments: { text: 'rm -rf /' } }] },
+      { content: 'done' },
+    ]);
+    const server = await startTestServer({ model, tools: [notes.tool] });
+    const chat = await postJson(`${server.url}/api/chat`, { prompt: 'note milk' });
+    const digest = /^sha256:[0-9a-f]{64}$/;
+    expect(chat.body.pendingApprovals).toEqual([
+      { callId: 'call_1', name: 'write_note', arguments: { text: 'milk' }, digest: expect.stringMatching(digest) },
+    ]);
+    const url = `${server.url}/api/runs/${chat.body.runId}/approvals`;
+    const first = await postJson(url, { approvals: { call_1: true } });
+    expect(first.body.status).toBe('awaiting_approval');
+    // The model named its next call call_1 again: the run renamed it, so no earlier decision can reach it.
+    expect(first.body.pendingApprovals).toEqual([
+      {
+        callId: 'call_1-2',
+        name: 'write_note',
+        arguments: { text: 'rm -rf /' },
+        digest: expect.stringMatching(digest),
+      },
+    ]);
+    const retried = await postJson(url, { approvals: { call_1: true } });
+    expect(retried.status).toBe(409);
+    expect(retried.body.error).toMatchObject({
+      code: 'approval_not_pending',
+      message: `Cannot decide call "call_1": it is not pending in run ${chat.body.runId} (pending: "call_1-2"). Nothing was run.`,
+    });
+    // A decision naming the first pause's digest does not apply to the new call either.
+    const stale = await postJson(url, {
+      approvals: { 'call_1-2': { approved: true, digest: chat.body.pendingApprovals[0].digest } },
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toMatchObject({
+      code: 'approval_not_pending',
+      message:
+        'Cannot decide call "call_1-2": the decision was made on another pause (its digest is not the pending call\'s). Nothing was run; reload the run and decide on the call it shows.',
+    });
+    expect(notes.written).toEqual(['milk']);
+    const run = await json(await fetch(`${server.url}/api/runs/${chat.body.runId}`));
+    expect(run.pendingApprovals).toEqual(first.body.pendingApprovals);
+    const denied = await postJson(url, {
+      approvals: { 'call_1-2': { approved: false, digest: first.body.pendingApprovals[0].digest } },
+    });
+    expect(denied.body.status).toBe('completed');
+    expect(notes.written).toEqual(['milk']);
+    const malformed = await postJson(url, { approvals: { 'call_1-2': { approved: 'yes' } } });
+    expect(malformed.status).toBe(400);
   });
 
   it('of two decisions sent at once, exactly one resumes the run (the call runs once)', async () => {

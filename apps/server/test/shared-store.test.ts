@@ -115,6 +115,8 @@ describe('a paused run decided outside the server', () => {
       store,
       runId: chat.body.runId,
       approvals: { 'call-outside': true },
+      // The server's run also had its skill's tools (clock, calculator, http_fetch): only the note runs here.
+      allowToolChanges: true,
     });
     expect(result.status).toBe('completed');
     const next = await postJson(`${server.url}/api/chat`, { prompt: 'hello', sessionId: chat.body.sessionId });

@@ -1,8 +1,9 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '@bridle/protocol';
 import { toAnthropicBody } from './anthropic-request';
 import { fromAnthropicMessage } from './anthropic-result';
 import { readAnthropicStream } from './anthropic-stream';
+import { type AnthropicSdk, loadAnthropicSdk } from './load-anthropic-sdk';
 import { mapAnthropicError } from './map-anthropic-error';
 import { type AnthropicOptions, resolveAnthropicOptions } from './resolve-anthropic-options';
 
@@ -25,33 +26,42 @@ const CLIENT_TIMEOUT_MS = 10 * 60 * 1000;
  */
 export function anthropic(options: AnthropicOptions): Model {
   const resolved = resolveAnthropicOptions(options);
-  const client =
-    options.client ??
-    new Anthropic({
-      apiKey: resolved.apiKey ?? null,
-      baseURL: resolved.baseURL ?? null,
-      maxRetries: 0,
-      timeout: CLIENT_TIMEOUT_MS,
-    });
   const requestOptions = (signal: AbortSignal) => ({ signal, maxRetries: 0 });
-  const url = `${client.baseURL.replace(/\/+$/, '')}/v1/messages`;
+  // The SDK is imported with the first request (see loadAnthropicSdk); options were checked above, without it.
+  let ready: Promise<{ sdk: AnthropicSdk; client: Anthropic; url: string }> | undefined;
+  const connect = () => {
+    ready ??= loadAnthropicSdk().then((sdk) => {
+      const client =
+        options.client ??
+        new sdk.default({
+          apiKey: resolved.apiKey ?? null,
+          baseURL: resolved.baseURL ?? null,
+          maxRetries: 0,
+          timeout: CLIENT_TIMEOUT_MS,
+        });
+      return { sdk, client, url: `${client.baseURL.replace(/\/+$/, '')}/v1/messages` };
+    });
+    return ready;
+  };
 
   async function generate(request: ModelRequest): Promise<ModelResponse> {
+    const { sdk, client, url } = await connect();
     try {
       const message = await client.messages.create(toAnthropicBody(request, resolved), requestOptions(request.signal));
       return fromAnthropicMessage(message, resolved.model);
     } catch (error) {
-      throw mapAnthropicError(error, request.signal, url);
+      throw mapAnthropicError(error, request.signal, url, sdk);
     }
   }
 
   async function* stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+    const { sdk, client, url } = await connect();
     try {
       const body = { ...toAnthropicBody(request, resolved), stream: true as const };
       const events = await client.messages.create(body, requestOptions(request.signal));
       yield* readAnthropicStream(events, request.signal, resolved.model);
     } catch (error) {
-      throw mapAnthropicError(error, request.signal, url);
+      throw mapAnthropicError(error, request.signal, url, sdk);
     }
   }
 

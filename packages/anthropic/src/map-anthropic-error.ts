@@ -1,6 +1,12 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type { APIError } from '@anthropic-ai/sdk';
 import { type ProviderErrorCode, parseRetryAfter } from '@bridle/protocol';
 import { codeForStatus, mapClientError, providerError } from '@bridle/protocol/internal';
+
+/** The SDK's error classes (its module, loaded with the first request). */
+export type AnthropicErrorClasses = Pick<
+  typeof import('@anthropic-ai/sdk'),
+  'APIUserAbortError' | 'APIConnectionTimeoutError' | 'APIConnectionError' | 'APIError'
+>;
 
 const PROVIDER = 'anthropic';
 const CONTEXT_LENGTH = /prompt is too long|context window|context length|too many tokens/i;
@@ -29,9 +35,16 @@ function codeFor(status: number | undefined, type: string | null, message: strin
  * Turns whatever the SDK threw into what the adapter rejects with: the abort reason when `signal` is aborted
  * (never a ProviderError), a `ProviderError` for API, connection and stream failures (a mid-stream `error` event has
  * no HTTP status, so it is mapped by its error type: `overloaded_error` is a retryable `server` error), anything
- * else unchanged. Connection failures name `url`, the endpoint that was tried (without credentials).
+ * else unchanged. Connection failures name `url`, the endpoint that was tried (without credentials). `sdk` gives the
+ * SDK's error classes.
  */
-export function mapAnthropicError(error: unknown, signal: AbortSignal, url: string): unknown {
+export function mapAnthropicError(
+  error: unknown,
+  signal: AbortSignal,
+  url: string,
+  sdk: AnthropicErrorClasses,
+): unknown {
+  const { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError } = sdk;
   return mapClientError(error, {
     signal,
     provider: PROVIDER,

@@ -1,10 +1,12 @@
-import { ConfigError, type Message, type Tool } from '@bridle/protocol';
+import { ConfigError, type Message, type Store, type Tool } from '@bridle/protocol';
 import { type Memory, type MemoryOptions, type MemoryStrategy, resolveMemory } from './memory';
 import { checkKeys, invalidOption } from './option-checks';
 import { RUN_OPTION_KEYS, resolveOptions } from './resolve-options';
+import { resumeRun } from './resume-run';
 import { runAgent } from './run-agent';
 import { type Skill, SkillSet } from './skill';
-import type { AgentLimits, AgentResult, RunAgentOptions } from './types';
+import type { SubAgentResume } from './sub-agent-run';
+import type { AgentLimits, AgentResult, ResumeRunOptions, RunAgentOptions } from './types';
 
 /** Options of {@link Agent}: those of `runAgent` without `prompt` and `signal`, plus `messages` and `memory`. */
 export interface AgentOptions<Output = unknown> extends AgentLimits<Output> {
@@ -22,6 +24,10 @@ export type SubAgentAdjust = (options: RunAgentOptions) => RunAgentOptions;
 
 /** The key of `Agent`'s method for runs as a sub-agent (internal to @bridle/core). */
 export const SUB_AGENT_RUN = Symbol('bridle.agent.subRun');
+/** The key of `Agent`'s method that resumes a run as a sub-agent (internal to @bridle/core). */
+export const SUB_AGENT_RESUME = Symbol('bridle.agent.subResume');
+/** The key of `Agent`'s own store, if it has one (internal to @bridle/core). */
+export const SUB_AGENT_STORE = Symbol('bridle.agent.subStore');
 
 /** Per-run options of {@link Agent.run}. */
 export interface AgentRunOptions {
@@ -29,7 +35,9 @@ export interface AgentRunOptions {
 }
 
 const AGENT_OPTION_KEYS = [
-  ...RUN_OPTION_KEYS.filter((key) => key !== 'prompt' && key !== 'signal' && key !== 'runId' && key !== 'sessionId'),
+  ...RUN_OPTION_KEYS.filter(
+    (key) => key !== 'prompt' && key !== 'signal' && key !== 'runId' && key !== 'sessionId' && key !== 'manifest',
+  ),
   'memory',
 ];
 
@@ -109,11 +117,49 @@ export class Agent<Output = unknown> {
     return this.#run(input, adjust);
   }
 
-  async #run(input: string, adjust: SubAgentAdjust): Promise<AgentResult<Output>> {
-    if (typeof input !== 'string' || input.length === 0) invalidOption('input', 'a non-empty string', input);
+  /** The agent's own store (a sub-agent without one journals to its parent's). */
+  get [SUB_AGENT_STORE](): Store | undefined {
+    return this.#options.store;
+  }
+
+  /**
+   * Resumes a run of this agent as a sub-agent (`agentTool`): a pause of it, or a run its process left;
+   * the conversation becomes the resumed run's transcript.
+   */
+  async [SUB_AGENT_RESUME](adjust: SubAgentAdjust, where: SubAgentResume): Promise<AgentResult<Output>> {
+    this.#claim();
+    const generation = this.#generation;
+    try {
+      const { memory: _memory, messages: _messages, ...limits } = this.#options;
+      const {
+        prompt: _prompt,
+        messages: _input,
+        runId: _runId,
+        sessionId: _session,
+        ...adjusted
+      } = adjust(limits as RunAgentOptions);
+      const result = await resumeRun<Output>({
+        ...(adjusted as ResumeRunOptions<Output>),
+        tools: this.#skills.tools,
+        system: this.system,
+        ...where,
+      });
+      if (generation === this.#generation) this.#messages = [...result.messages];
+      return result;
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  #claim(): void {
     if (this.#running)
       throw new ConfigError('This agent is already running: await the previous run() before starting another.');
     this.#running = true;
+  }
+
+  async #run(input: string, adjust: SubAgentAdjust): Promise<AgentResult<Output>> {
+    if (typeof input !== 'string' || input.length === 0) invalidOption('input', 'a non-empty string', input);
+    this.#claim();
     const generation = this.#generation;
     try {
       const { memory: _memory, messages: _messages, ...limits } = this.#options;

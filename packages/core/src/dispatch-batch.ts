@@ -8,6 +8,8 @@ import { cancelledText, runToolCall } from './run-tool-call';
  * journaled before a crash are used as they are, without events). Consecutive calls of `readOnly` tools (without `requiresApproval`) run concurrently, at most `toolConcurrency` at a
  * time; every other call runs alone, in call order, after the calls before it finished. Once the run is
  * cancelled no further call starts, and calls that never ran get results saying cancelled or timed out.
+ * Once a sub-agent paused for approval (`batch.pausing`) no further call starts either, and calls that
+ * never ran have no message (the batch runs them when the run resumes).
  * Rejects only with a `JournalError` (a journal that cannot be written).
  */
 export async function dispatchBatch(run: RunContext, batch: Batch): Promise<ToolMessage[]> {
@@ -28,7 +30,8 @@ export async function dispatchBatch(run: RunContext, batch: Batch): Promise<Tool
   };
 
   let index = 0;
-  while (index < calls.length && !scope.reason) {
+  // A sub-agent that paused for approval pauses the batch: no further call starts (they run on resume).
+  while (index < calls.length && !scope.reason && !batch.pausing) {
     if (results[index]) {
       index++;
       continue;
@@ -44,7 +47,7 @@ export async function dispatchBatch(run: RunContext, batch: Batch): Promise<Tool
     while (end < calls.length && !results[end] && concurrent(calls[end] as ToolCall)) end++;
     let next = index;
     const worker = async () => {
-      while (next < end && !scope.reason) {
+      while (next < end && !scope.reason && !batch.pausing) {
         const at = next++;
         const message = runToolCall(calls[at] as ToolCall, run, batch);
         results[at] = message instanceof Promise ? await message : message;
@@ -56,15 +59,18 @@ export async function dispatchBatch(run: RunContext, batch: Batch): Promise<Tool
     index = end;
   }
 
+  if (batch.pausing && !scope.reason) return results as ToolMessage[];
   for (let at = 0; at < calls.length; at++) {
-    if (results[at]) continue;
     const call = calls[at] as ToolCall;
+    // Cancelled after a sub-agent paused: its call is answered as cut, like any other.
+    const paused = batch.pausing && batch.subAgents.has(call.id);
+    if (results[at] && !paused) continue;
     const reason = scope.reason ?? 'aborted';
     results[at] = {
       role: 'tool',
       callId: call.id,
       name: call.name,
-      content: cancelledText(reason, call.name, false),
+      content: cancelledText(reason, call.name, paused),
       isError: true,
     };
   }

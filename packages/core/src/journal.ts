@@ -1,25 +1,41 @@
 import { BridleError, type RunEvent, type Store } from '@bridle/protocol';
 import { errorMessage } from '@bridle/protocol/internal';
+import type { RunOwnership } from './run-ownership';
 
 const JOURNAL_MARKER = Symbol.for('bridle.error.journal');
 
+function isFenced(cause: unknown): boolean {
+  return BridleError.isInstance(cause) && cause.code === 'store_fenced';
+}
+
 /**
- * The store could not append a run's events (code `journal_failed`; `cause` is the store's error).
- * `runAgent` and `resumeRun` reject with it: the run stops where its journal stops, as if its process
- * had died, and `resumeRun({ store, runId })` continues it once the store works again.
+ * The store could not append a run's events (`cause` is the store's error). `runAgent` and `resumeRun`
+ * reject with it: the run stops where its journal stops, as if its process had died. Its `code`:
+ * - `journal_failed`: the store failed; `resumeRun({ store, runId })` continues the run once it works again.
+ * - `fenced`: another process owns the run now (it took the run's lease: this one was paused or cut off
+ *   past its lease, or the run is running elsewhere); this process stopped before any further tool or
+ *   model call, and nothing it did after losing the lease reached the journal. Nothing is to be done here.
  */
 export class JournalError extends BridleError {
   readonly [JOURNAL_MARKER] = true;
+  declare readonly code: 'journal_failed' | 'fenced';
   constructor(
     readonly runId: string,
     cause: unknown,
   ) {
     super(
-      'journal_failed',
-      `The journal of run ${runId} could not be written (${errorMessage(cause, 'appendEvents failed')}), so the run stopped. Resume it with resumeRun({ store, runId: ${JSON.stringify(runId)} }) once the store works.`,
+      isFenced(cause) ? 'fenced' : 'journal_failed',
+      isFenced(cause)
+        ? `Run ${runId} stopped here: another process owns it now (${errorMessage(cause, 'the lease was taken')}). It goes on there; nothing is to be done in this process.`
+        : `The journal of run ${runId} could not be written (${errorMessage(cause, 'appendEvents failed')}), so the run stopped. Resume it with resumeRun({ store, runId: ${JSON.stringify(runId)} }) once the store works.`,
       { cause },
     );
     this.name = 'JournalError';
+  }
+
+  /** True when the run was taken over by another owner (code `fenced`). */
+  get fenced(): boolean {
+    return this.code === 'fenced';
   }
 
   /**
@@ -45,11 +61,17 @@ export class JournalError extends BridleError {
  */
 export class Journal {
   #buffer: RunEvent[] = [];
+  // The last append, already mapped to a JournalError when it fails: an empty flush returns it as it is
+  // (no promise made per flush, several times a step).
   #tail: Promise<void> = Promise.resolve();
+  // True while an append is in flight (or has failed): the next append then waits behind it.
+  #busy = false;
 
   constructor(
     readonly store: Store,
     readonly runId: string,
+    /** The segment's lease, when the store keeps leases: appends carry its token. */
+    readonly ownership?: RunOwnership,
   ) {}
 
   /** Pass as an event observer. Events of other runs (a sub-agent's, forwarded) are not journaled here. */
@@ -57,17 +79,48 @@ export class Journal {
     if (event.runId === this.runId) this.#buffer.push(event);
   };
 
-  /** Appends the buffered events; resolves once they and all earlier ones are durable. Rejects with {@link JournalError}. */
+  /**
+   * Appends the buffered events; resolves once they and all earlier ones are durable. Rejects with
+   * {@link JournalError}. With a lease, an empty flush still checks that the lease holds (without a round
+   * trip while it was renewed recently), so a flush before a model or tool call is a fence too.
+   */
   flush(): Promise<void> {
+    const ownership = this.ownership;
     if (this.#buffer.length > 0) {
       const events = this.#buffer;
       this.#buffer = [];
-      const store = this.store;
-      const runId = this.runId;
-      this.#tail = this.#tail.then(() => store.appendEvents(runId, events));
+      this.#tail = this.#busy ? this.#tail.then(() => this.#append(events)) : this.#append(events);
+    } else if (ownership?.stale) {
+      // The lease may have lapsed (this process was paused or starved past it): renew it, or learn that the
+      // run was taken over, before the caller's next model or tool call.
+      this.#tail = this.#tail.then(() => ownership.check());
     }
-    return this.#tail.catch((error: unknown) => {
-      throw JournalError.isInstance(error) ? error : new JournalError(this.runId, error);
-    });
+    return this.#tail;
+  }
+
+  #append(events: RunEvent[]): Promise<void> {
+    this.#busy = true;
+    const ownership = this.ownership;
+    let appended: Promise<void>;
+    try {
+      if (ownership?.lost) throw ownership.lost;
+      appended =
+        ownership === undefined
+          ? this.store.appendEvents(this.runId, events)
+          : this.store.appendEvents(this.runId, events, { fencingToken: ownership.token });
+    } catch (error) {
+      // A store that throws instead of rejecting fails the journal the same way.
+      appended = Promise.reject(error);
+    }
+    return Promise.resolve(appended).then(
+      () => {
+        this.#busy = false;
+      },
+      (error: unknown) => {
+        ownership?.noteFailure(error);
+        // `#busy` stays true: every later flush chains onto this rejection and fails with it.
+        throw JournalError.isInstance(error) ? error : new JournalError(this.runId, error);
+      },
+    );
   }
 }

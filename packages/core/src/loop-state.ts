@@ -1,6 +1,8 @@
 import type { FinishReason, JsonValue, Message, ToolCall, Usage } from '@bridle/protocol';
+import type { PendingInput } from './run-inbox';
+import type { PausedSubAgent } from './sub-agent-pause';
 import type { ToolOutcome } from './tool-result-text';
-import type { AgentStatus, PendingApproval } from './types';
+import type { AgentStatus, ApprovalDecision, PendingApproval } from './types';
 
 /** A decision on a `requiresApproval` call: `true` runs it; a string is its `Denied: ...` result. */
 export type Decision = true | string;
@@ -23,10 +25,20 @@ export interface Batch {
   decisions: Map<string, Decision>;
   /** Calls waiting for a person: never put to the `approve` hook again. */
   asked: Set<string>;
+  /** When the wait ends (ISO 8601), for calls waiting for a person under a deadline. */
+  deadlines: Map<string, string>;
   /** Results journaled before a crash: used as they are, never run again. */
   results: Map<string, ToolOutcome>;
   /** Calls whose `tool_start` was journaled without a `tool_end`: the crash may have cut them. */
   interrupted: Set<string>;
+  /** Sub-agents (`agentTool` calls) that paused for approval, by the parent's call id. */
+  subAgents: Map<string, PausedSubAgent>;
+  /** Decisions given to the parent for calls a paused sub-agent waits on, by the parent's call id. */
+  subDecisions: Map<string, Record<string, ApprovalDecision>>;
+  /** True once a sub-agent of this batch paused while the batch ran: no further call starts. */
+  pausing: boolean;
+  /** Usage sub-agents added to the run during a call, by call id, until its `tool_end` carries it. */
+  callUsage?: Map<string, Usage>;
 }
 
 /** The running totals of one run, and the batch carried over from a pause or a crash. */
@@ -44,6 +56,13 @@ export interface LoopState {
   outputProblem?: string;
   /** A batch to finish before the next model call (resumed runs only). */
   carried?: Batch;
+  /** Every call id of the run so far (built at the segment's first response): see `uniqueCallIds`. */
+  callIds?: Set<string>;
+  /**
+   * Journaled input that waits for the carried batch (sent while the run was paused, or kept at its pause):
+   * appended to the transcript at the next step boundary, without a new event.
+   */
+  pendingInputs?: PendingInput[];
 }
 
 /** How the loop ended: everything of the result that is not the running totals. */
@@ -52,6 +71,8 @@ export interface Ending {
   error?: string;
   answer?: string;
   output?: unknown;
+  /** Status `aborted` by a `cancel` signal: who sent it. */
+  cancelledBy?: string;
   /** Status `awaiting_approval`: the paused batch and its calls waiting for a decision. */
   paused?: { batch: Batch; pending: PendingApproval[] };
 }
@@ -71,8 +92,12 @@ export function newBatch(
     recorded,
     decisions: new Map(),
     asked: new Set(),
+    deadlines: new Map(),
     results: new Map(),
     interrupted: new Set(),
+    subAgents: new Map(),
+    subDecisions: new Map(),
+    pausing: false,
   };
   if (providerData !== undefined) batch.providerData = providerData;
   return batch;

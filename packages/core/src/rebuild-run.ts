@@ -5,14 +5,18 @@ import {
   type RunEndBody,
   type RunEvent,
   type RunEventOf,
+  type RunManifest,
 } from '@bridle/protocol';
 import { decisionOf } from './approvals';
+import { verifyDecisions } from './decision-signature';
 import { type Batch, type Ending, type LoopState, newBatch } from './loop-state';
 import { recordedCalls } from './recorded-calls';
 import { readState, type StateContent } from './run-state';
 import { cancelledText } from './run-tool-call';
 import type { OutputCheck } from './structured-output';
 import { outputRetryMessage } from './structured-output';
+import { routeSubAgentDecisions } from './sub-agent-pause';
+import { restoreSubAgents, setUsage } from './sub-agent-state';
 import { addUsage } from './usage';
 
 /** A run as its journal (or its state) tells it. */
@@ -27,6 +31,8 @@ export interface RebuiltRun {
   nextSequence: number;
   /** A final answer journaled before the crash (the run ends with it, calling nothing). */
   finished?: Ending;
+  /** What the run ran with (its first `run_start`), when it was journaled by a release that writes it. */
+  manifest?: RunManifest;
 }
 
 function corrupt(runId: string, problem: string): never {
@@ -48,14 +54,38 @@ function appendBatch(state: LoopState, batch: Batch, fill: (callId: string, name
   state.toolCalls += batch.recorded.length;
 }
 
-/** Restores a paused batch's decisions from the state its `run_end` carried. */
-function restoreDecisions(batch: Batch, saved: StateContent['batch']): void {
-  for (const [callId, decision] of Object.entries(saved.decisions)) batch.decisions.set(callId, decision);
+/**
+ * Restores a paused batch's decisions from the state its `run_end` carried. Decisions whose signature does
+ * not verify with the run's key are left out: their calls are put to `approve` again.
+ */
+function restoreDecisions(batch: Batch, saved: StateContent['batch'], runId: string, key: Uint8Array): void {
+  const subject = {
+    kind: 'state',
+    runId,
+    step: batch.step,
+    calls: batch.recorded,
+    decisions: saved.decisions,
+  } as const;
+  if (verifyDecisions(key, subject, saved.decisionsSignature))
+    for (const [callId, decision] of Object.entries(saved.decisions)) batch.decisions.set(callId, decision);
   for (const callId of saved.asked) batch.asked.add(callId);
+  for (const [callId, deadline] of Object.entries(saved.deadlines ?? {}))
+    if (typeof deadline === 'string' && !Number.isNaN(Date.parse(deadline))) batch.deadlines.set(callId, deadline);
+  restoreSubAgents(batch, saved);
 }
 
-function applyApprovals(batch: Batch, approvals: NonNullable<RunEventOf<'run_start'>['approvals']>): void {
+/** Applies a resumed segment's journaled decisions, when their signature verifies (else they are asked again). */
+function applyApprovals(batch: Batch, start: RunEventOf<'run_start'>, runId: string, key: Uint8Array): void {
+  const approvals = start.approvals ?? {};
+  const subject = { kind: 'approvals', runId, step: batch.step, calls: batch.recorded, decisions: approvals } as const;
+  if (!verifyDecisions(key, subject, start.approvalsSignature)) {
+    // Not decided after all: the calls go to `approve` again (a terminal asks; without one they are denied).
+    for (const callId of Object.keys(approvals)) batch.asked.delete(callId);
+    return;
+  }
+  const routed = routeSubAgentDecisions(batch.subAgents, batch.subDecisions, approvals);
   for (const [callId, decision] of Object.entries(approvals)) {
+    if (routed.has(callId)) continue;
     const call = batch.recorded.find((recorded) => recorded.id === callId);
     if (!call) continue;
     batch.asked.delete(callId);
@@ -73,6 +103,7 @@ export async function rebuildFromJournal(
   runId: string,
   events: readonly RunEvent[],
   output: OutputCheck | undefined,
+  key: Uint8Array,
 ): Promise<RebuiltRun> {
   const first = events[0];
   if (first?.type !== 'run_start') corrupt(runId, 'it does not begin with run_start');
@@ -91,11 +122,11 @@ export async function rebuildFromJournal(
   let finished: Ending | undefined;
   for (let index = 0; index < events.length; index++) {
     const event = events[index] as RunEvent;
-    if (event.type !== 'run_end') end = undefined;
+    if (event.type !== 'run_end' && event.type !== 'input') end = undefined;
     switch (event.type) {
       case 'run_start':
         finished = undefined;
-        if (batch && event.approvals) applyApprovals(batch, event.approvals);
+        if (batch && event.approvals) applyApprovals(batch, event, runId, key);
         break;
       case 'model_end': {
         state.steps = event.step;
@@ -133,23 +164,39 @@ export async function rebuildFromJournal(
         batch?.interrupted.add(event.callId);
         break;
       case 'tool_end':
+        // A sub-agent's usage, counted into the run when the call ended.
+        if (event.usage) addUsage(state.usage, event.usage);
         if (!batch) break;
         batch.interrupted.delete(event.callId);
         batch.results.set(event.callId, { content: event.result, isError: event.isError });
         if (batch.results.size === batch.recorded.length) {
           appendBatch(state, batch, () => corrupt(runId, 'a tool result is missing'));
           batch = undefined;
+          appendPendingInputs(state);
         }
         break;
+      case 'input': {
+        // Delivered at a step boundary; one journaled while a batch was open (at a pause, or sent to a paused
+        // run) joins the transcript once the batch is appended.
+        finished = undefined;
+        const input = event.by === undefined ? { content: event.content } : { content: event.content, by: event.by };
+        if (batch) state.pendingInputs = [...(state.pendingInputs ?? []), input];
+        else state.messages.push({ role: 'user', content: event.content });
+        break;
+      }
       case 'run_end':
         end = event;
         finished = undefined;
         if (event.status === 'awaiting_approval') {
           if (!batch) corrupt(runId, 'a pause has no batch');
-          restoreDecisions(batch as Batch, readState(event.state).batch);
+          const paused = readState(event.state);
+          restoreDecisions(batch as Batch, paused.batch, runId, key);
+          // The paused state's usage counts its sub-agents' too, which no model_end of this run holds.
+          setUsage(state.usage, paused.usage);
         } else if (batch) {
           endBatch(state, batch, event);
           batch = undefined;
+          appendPendingInputs(state);
         }
         break;
     }
@@ -162,7 +209,15 @@ export async function rebuildFromJournal(
     state,
     nextSequence: last.sequence + 1,
     ...(finished && !end ? { finished } : {}),
+    ...(first.manifest === undefined ? {} : { manifest: first.manifest }),
   };
+}
+
+/** Input that waited for a batch, now appended: it joins the transcript after the batch's tool messages. */
+function appendPendingInputs(state: LoopState): void {
+  if (!state.pendingInputs) return;
+  for (const input of state.pendingInputs) state.messages.push({ role: 'user', content: input.content });
+  state.pendingInputs = undefined;
 }
 
 /** A batch the run ended in: a rejected batch (tool_limit) was never appended; a cut one was, with fills. */
@@ -179,10 +234,10 @@ function endBatch(state: LoopState, batch: Batch, end: RunEndBody): void {
 }
 
 /** Rebuilds a paused run from its `state` (no store). */
-export function rebuildFromState(content: StateContent): RebuiltRun {
+export function rebuildFromState(content: StateContent, key: Uint8Array): RebuiltRun {
   const saved = content.batch;
   const batch = newBatch(saved.step, saved.content, saved.providerData, recordedCalls(saved.calls), saved.calls);
-  restoreDecisions(batch, saved);
+  restoreDecisions(batch, saved, content.runId, key);
   const state: LoopState = {
     runId: content.runId,
     messages: [...(content.messages as Message[])],

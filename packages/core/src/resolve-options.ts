@@ -1,11 +1,30 @@
 import type { EventObserver, RunEvent } from '@bridle/events';
-import { assertTranscript, ConfigError, type Message, type Model, type Store, type Tool } from '@bridle/protocol';
+import {
+  assertTranscript,
+  ConfigError,
+  isJsonValue,
+  type Message,
+  type Model,
+  type RunSignalChannel,
+  type Store,
+  type Tool,
+} from '@bridle/protocol';
 import { integerOption } from '@bridle/protocol/internal';
 import { ToolRegistry } from '@bridle/registry';
+import { resolveDecisionKey } from './decision-key';
 import { checkKeys, functionOption, invalidOption, numberOption, objectOption } from './option-checks';
 import { registryFor } from './registry-cache';
 import { compileOutput, type OutputCheck } from './structured-output';
-import type { ApproveHook, BudgetOptions, ContextOptions, RetryOptions, RunAgentOptions } from './types';
+import type {
+  ApproveHook,
+  BudgetGate,
+  BudgetOptions,
+  ContextOptions,
+  ManifestDetails,
+  OwnershipOptions,
+  RetryOptions,
+  RunAgentOptions,
+} from './types';
 
 /** Default cut of each tool result, in characters. */
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000;
@@ -35,8 +54,13 @@ export const RUN_OPTION_KEYS = [
   'stream',
   'budget',
   'store',
+  'channels',
   'runId',
   'sessionId',
+  'decisionKey',
+  'ownership',
+  'approvalTimeoutMs',
+  'manifest',
 ] as const satisfies readonly (keyof RunAgentOptions)[];
 
 type MissingRunOption = Exclude<keyof RunAgentOptions, (typeof RUN_OPTION_KEYS)[number]>;
@@ -47,6 +71,7 @@ void everyRunOptionListed;
 export interface ResolvedBudget {
   maxTokens: number;
   maxCostUsd: number;
+  gate?: BudgetGate;
 }
 
 /** Options after validation, with defaults applied. */
@@ -71,8 +96,15 @@ export interface ResolvedOptions {
   stream: boolean;
   budget: ResolvedBudget | undefined;
   store: Store | undefined;
+  /** The run's signal channels: `channels`, then the store when it can carry signals. */
+  channels: readonly RunSignalChannel[];
   runId: string | undefined;
   sessionId: string | undefined;
+  /** Signs and verifies the decisions the run keeps (see `decisionKey`). */
+  decisionKey: Uint8Array;
+  ownership: OwnershipOptions | undefined;
+  approvalTimeoutMs: number | undefined;
+  manifest: ManifestDetails | undefined;
 }
 
 function resolveModel(model: unknown): Model {
@@ -140,7 +172,7 @@ function resolveRetry(value: unknown): Required<RetryOptions> {
 }
 
 function resolveBudget(value: unknown): ResolvedBudget | undefined {
-  const budget = objectOption<BudgetOptions>('budget', value, ['maxTokens', 'maxCostUsd']);
+  const budget = objectOption<BudgetOptions>('budget', value, ['maxTokens', 'maxCostUsd', 'gate']);
   if (!budget) return undefined;
   const limit = (name: 'maxTokens' | 'maxCostUsd') => {
     const given = budget[name];
@@ -149,7 +181,14 @@ function resolveBudget(value: unknown): ResolvedBudget | undefined {
       invalidOption(`budget.${name}`, 'a finite number above 0', given);
     return given;
   };
-  return { maxTokens: limit('maxTokens'), maxCostUsd: limit('maxCostUsd') };
+  const gate = budget.gate;
+  if (gate !== undefined && typeof (gate as { reserve?: unknown } | null)?.reserve !== 'function')
+    invalidOption('budget.gate', 'an object with a reserve(request) method', gate);
+  return {
+    maxTokens: limit('maxTokens'),
+    maxCostUsd: limit('maxCostUsd'),
+    ...(gate === undefined ? {} : { gate }),
+  };
 }
 
 const STORE_METHODS = ['appendEvents', 'readRun'] as const;
@@ -161,6 +200,22 @@ function resolveStore(value: unknown): Store | undefined {
     if (typeof candidate?.[method] !== 'function')
       invalidOption('store', `a Store (openStore() of @bridle/store) with an ${method}() method`, value);
   return value as Store;
+}
+
+function resolveChannels(value: unknown, store: Store | undefined): readonly RunSignalChannel[] {
+  const given: RunSignalChannel[] = [];
+  if (value !== undefined) {
+    if (!Array.isArray(value)) invalidOption('channels', 'an array of signal channels', value);
+    value.forEach((channel: unknown, index) => {
+      const candidate = channel as Partial<RunSignalChannel> | null;
+      if (typeof candidate?.listenRunSignals !== 'function' || typeof candidate.sendRunSignal !== 'function')
+        invalidOption(`channels[${index}]`, 'a channel with sendRunSignal() and listenRunSignals()', channel);
+      given.push(channel as RunSignalChannel);
+    });
+  }
+  if (typeof store?.listenRunSignals === 'function' && typeof store.sendRunSignal === 'function')
+    given.push(store as RunSignalChannel);
+  return given;
 }
 
 /** A run id: what a store keys the journal by, so it must be a short, printable, non-empty string. */
@@ -179,6 +234,50 @@ function resolveSessionId(value: unknown): string | undefined {
   return value;
 }
 
+function resolveTimeout(name: string, value: unknown): number | undefined {
+  if (value !== undefined && (typeof value !== 'number' || !(value > 0) || value > MAX_TIMER_MS))
+    invalidOption(name, `a number of milliseconds above 0 and at most ${MAX_TIMER_MS}`, value);
+  return value;
+}
+
+function resolveManifestDetails(value: unknown): ManifestDetails | undefined {
+  const details = objectOption<ManifestDetails>('manifest', value, [
+    'skills',
+    'workspace',
+    'presets',
+    'presetsSignature',
+    'mcpServers',
+  ]);
+  if (!details) return undefined;
+  const strings = (name: 'skills' | 'mcpServers') => {
+    const list = details[name];
+    if (list !== undefined && (!Array.isArray(list) || !list.every((item) => typeof item === 'string')))
+      invalidOption(`manifest.${name}`, 'an array of strings', list);
+  };
+  strings('skills');
+  strings('mcpServers');
+  if (details.workspace !== undefined && typeof details.workspace !== 'string')
+    invalidOption('manifest.workspace', 'a folder path', details.workspace);
+  const { presets, presetsSignature } = details;
+  if (presetsSignature !== undefined && (typeof presetsSignature !== 'string' || presetsSignature.length > 200))
+    invalidOption('manifest.presetsSignature', 'a string of at most 200 characters', presetsSignature);
+  if (
+    presets !== undefined &&
+    (!Array.isArray(presets) ||
+      !presets.every((preset) => typeof preset?.name === 'string' && isJsonValue(preset.definition)))
+  )
+    invalidOption('manifest.presets', 'an array of { name, definition } with JSON definitions', presets);
+  return JSON.parse(JSON.stringify(details)) as ManifestDetails;
+}
+
+function checkToolDeadlines(tools: readonly Tool[]): void {
+  tools.forEach((tool, index) => {
+    resolveTimeout(`tools[${index}].approvalTimeoutMs (${tool.name})`, tool.approvalTimeoutMs);
+    if (tool.autoApproveOnTimeout !== undefined && typeof tool.autoApproveOnTimeout !== 'boolean')
+      invalidOption(`tools[${index}].autoApproveOnTimeout (${tool.name})`, 'a boolean', tool.autoApproveOnTimeout);
+  });
+}
+
 const NO_TOOLS = new ToolRegistry([]);
 
 function resolveRegistry(tools: unknown): ToolRegistry {
@@ -188,6 +287,7 @@ function resolveRegistry(tools: unknown): ToolRegistry {
     if (typeof tool !== 'object' || tool === null || typeof (tool as Tool).execute !== 'function')
       invalidOption(`tools[${index}]`, 'a tool with an execute(args, context) function', tool);
   });
+  checkToolDeadlines(tools as Tool[]);
   // The registry checks names, duplicates and schemas, throwing ConfigError naming the tool.
   return registryFor(tools as Tool[]);
 }
@@ -208,9 +308,7 @@ export function resolveOptions(
     invalidOption('system', 'a string', options.system);
   if (options.stream !== undefined && typeof options.stream !== 'boolean')
     invalidOption('stream', 'a boolean', options.stream);
-  const timeoutMs = options.timeoutMs;
-  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || timeoutMs > MAX_TIMER_MS))
-    invalidOption('timeoutMs', `a number of milliseconds above 0 and at most ${MAX_TIMER_MS}`, timeoutMs);
+  const timeoutMs = resolveTimeout('timeoutMs', options.timeoutMs);
   return {
     model: resolveModel(options.model),
     registry: resolveRegistry(options.tools),
@@ -239,7 +337,30 @@ export function resolveOptions(
     stream: options.stream ?? false,
     budget: resolveBudget(options.budget),
     store: resolveStore(options.store),
+    channels: resolveChannels(options.channels, options.store),
     runId: resolveRunId(options.runId),
     sessionId: resolveSessionId(options.sessionId),
+    decisionKey: resolveDecisionKey(options.decisionKey),
+    ownership: resolveOwnership(options.ownership),
+    approvalTimeoutMs: resolveTimeout('approvalTimeoutMs', options.approvalTimeoutMs),
+    manifest: resolveManifestDetails(options.manifest),
   };
+}
+
+function resolveOwnership(value: unknown): OwnershipOptions | undefined {
+  const ownership = objectOption<OwnershipOptions>('ownership', value, ['owner', 'leaseMs', 'lease']);
+  if (ownership === undefined) return undefined;
+  const { owner, leaseMs, lease } = ownership;
+  if (owner !== undefined && (typeof owner !== 'string' || owner.length === 0 || owner.length > 256))
+    invalidOption('ownership.owner', 'a string of 1 to 256 characters', owner);
+  if (leaseMs !== undefined) integerOption('ownership.leaseMs', leaseMs, 0, { min: 1, max: 86_400_000 });
+  if (
+    lease !== undefined &&
+    (typeof lease !== 'object' ||
+      lease === null ||
+      typeof lease.runId !== 'string' ||
+      !Number.isSafeInteger(lease.token))
+  )
+    invalidOption('ownership.lease', 'a RunLease ({ runId, owner, token, leaseUntil }) the store gave', lease);
+  return ownership;
 }

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { ConfigError } from '@bridle/protocol';
 import type { LoopState } from './loop-state';
 import { type ResolvedOptions, resolveOptions } from './resolve-options';
+import { runManifest } from './run-manifest';
 import { runSegment } from './run-segment';
+import { SUB_AGENT_OF } from './sub-agent-pause';
 import type { AgentResult, RunAgentOptions } from './types';
 
 async function givenRunId(options: ResolvedOptions, runId: string): Promise<string> {
@@ -12,6 +14,12 @@ async function givenRunId(options: ResolvedOptions, runId: string): Promise<stri
       `Invalid option runId: run ${JSON.stringify(runId)} is already in the store. Continue it with resumeRun({ store, runId }), or give a new runId.`,
     );
   return runId;
+}
+
+/** A sub-agent's parent run and call (set by `agentTool` under a symbol key, so no user option names it). */
+function subAgentOf(options: RunAgentOptions): { parent?: { runId: string; callId: string } } {
+  const parent = (options as { [SUB_AGENT_OF]?: { runId: string; callId: string } })[SUB_AGENT_OF];
+  return parent === undefined ? {} : { parent: { runId: parent.runId, callId: parent.callId } };
 }
 
 /**
@@ -35,8 +43,11 @@ export async function runAgent<Output = unknown>(options: RunAgentOptions<Output
     ...(resolved.system === undefined ? {} : { system: resolved.system }),
     ...(resolved.prompt === undefined ? {} : { prompt: resolved.prompt }),
     ...(resolved.sessionId === undefined ? {} : { sessionId: resolved.sessionId }),
+    ...subAgentOf(options),
     // A journal must be able to rebuild the run: a run that started from a transcript journals it.
     ...(resolved.store && resolved.prompt === undefined ? { messages: [...resolved.messages] } : {}),
+    // What the run ran with, so a resume can rebuild its tools (and refuse other ones).
+    ...(resolved.store ? { manifest: runManifest(resolved) } : {}),
   };
   return (await runSegment(resolved, state, { runStart, firstSequence: 0 })) as AgentResult<Output>;
 }

@@ -4,6 +4,7 @@ import { dispatchBatch } from './dispatch-batch';
 import type { Batch, Ending } from './loop-state';
 import type { RunContext } from './run-context';
 import { Cancelled } from './run-scope';
+import { pauseForSubAgents } from './sub-agent-batch';
 
 function assistantMessage(batch: Batch): AssistantMessage {
   const message: AssistantMessage = { role: 'assistant', content: batch.content, toolCalls: batch.recorded };
@@ -15,7 +16,9 @@ function assistantMessage(batch: Batch): AssistantMessage {
  * Takes one batch of tool calls from admission to tool messages: a batch larger than the remaining tool
  * budget ends the run (`tool_limit`, nothing appended); then every `requiresApproval` call is decided,
  * and a call that waits for a person pauses the run before the batch (`awaiting_approval`); else the
- * assistant message and one tool message per call are appended. Returns an ending, or `undefined` to go on.
+ * assistant message and one tool message per call are appended. A sub-agent that pauses for approval
+ * while the batch runs pauses the run too (`awaiting_approval`, the batch taken back out of the transcript).
+ * Returns an ending, or `undefined` to go on.
  */
 export async function runBatch(run: RunContext, batch: Batch): Promise<Ending | undefined> {
   const { options, state, scope } = run;
@@ -30,7 +33,14 @@ export async function runBatch(run: RunContext, batch: Batch): Promise<Ending | 
     // The model's response is durable before a person is asked (they may take hours, or the process may die).
     if (run.journal) await run.journal.flush();
     try {
-      const pending = await decideApprovals(batch, { registry: options.registry, approve: options.approve, scope });
+      const pending = await decideApprovals(batch, {
+        registry: options.registry,
+        approve: options.approve,
+        approvalTimeoutMs: options.approvalTimeoutMs,
+        scope,
+        runId: state.runId,
+        emitter: run.emitter,
+      });
       if (pending) return { status: 'awaiting_approval', paused: { batch, pending } };
     } catch (error) {
       // Cancelled while deciding: the batch is appended below, every call answered as cut.
@@ -40,6 +50,7 @@ export async function runBatch(run: RunContext, batch: Batch): Promise<Ending | 
   state.messages.push(assistantMessage(batch));
   state.toolCalls += count;
   const results = await dispatchBatch(run, batch);
+  if (batch.pausing && !scope.reason) return pauseForSubAgents(run, batch, results);
   for (const result of results) state.messages.push(result);
   return undefined;
 }

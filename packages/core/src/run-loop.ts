@@ -1,14 +1,18 @@
 import { selectContext } from '@bridle/context';
 import { ContextLimitError, type Message, type ModelResponse, type Usage } from '@bridle/protocol';
-import { budgetEnding } from './budget';
+import { errorMessage, redactCredentials } from '@bridle/protocol/internal';
+import { budgetEnding, estimateStep } from './budget';
 import { type Ending, newBatch } from './loop-state';
 import { recordedCalls } from './recorded-calls';
 import { requestModel } from './request-model';
 import type { ResolvedOptions } from './resolve-options';
 import { runBatch } from './run-batch';
 import type { RunContext } from './run-context';
+import { deliverInput } from './run-inbox';
 import type { CancelReason } from './run-scope';
 import { outputRetryMessage } from './structured-output';
+import type { BudgetGate, BudgetReservation } from './types';
+import { uniqueCallIds } from './unique-call-ids';
 import { addUsage } from './usage';
 
 const NO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0 });
@@ -50,6 +54,41 @@ async function finalAnswer(run: RunContext, response: ModelResponse): Promise<En
 }
 
 /**
+ * Asks the budget gate before a model call. A gate that fails (its Redis down, a bug) stops the run with
+ * `budget_limit` saying so: a quota that cannot be checked is not taken as room.
+ */
+async function reserveStep(
+  run: RunContext,
+  gate: BudgetGate,
+  step: number,
+  system: string | undefined,
+  messages: readonly Message[],
+): Promise<BudgetReservation> {
+  const { state, scope } = run;
+  const estimate = estimateStep(system, messages, state.usage, state.steps);
+  try {
+    const usage = { ...state.usage };
+    return await scope.race(Promise.resolve(gate.reserve({ runId: state.runId, step, usage, estimate })));
+  } catch (error) {
+    if (scope.reason) throw error;
+    return { stop: `The budget gate failed before model call ${step}: ${errorMessage(error)}` };
+  }
+}
+
+/** Reconciles a reservation with the call's real usage; a failure here changes nothing in the run. */
+async function settleStep(
+  run: RunContext,
+  reservation: { settle(actual: Usage): void | Promise<void> },
+  actual: Usage,
+): Promise<void> {
+  try {
+    await run.scope.race(Promise.resolve(reservation.settle(actual)));
+  } catch (error) {
+    if (run.scope.reason) throw error;
+  }
+}
+
+/**
  * The loop: one model call per step, then the batch of tool calls it asked for, until an ending. A
  * batch carried over from a pause or a crash is finished first. With a journal, each model response is
  * durable before the loop uses it.
@@ -72,6 +111,8 @@ export async function runLoop(run: RunContext): Promise<Ending> {
       const ending = budgetEnding(options.budget, state.usage, step);
       if (ending) return ending;
     }
+    // A step boundary: steering input joins the transcript here, never inside a batch.
+    deliverInput(run);
 
     let messages: readonly Message[] = state.messages;
     if (options.maxContextChars !== undefined) {
@@ -86,12 +127,21 @@ export async function runLoop(run: RunContext): Promise<Ending> {
     // Every tool result is durable before the next model call (usually already: each call's tool_end is
     // flushed; this catches results that ran no tool, such as a denied call; an empty flush writes nothing).
     if (journal) await journal.flush();
+    let reservation: { settle(actual: Usage): void | Promise<void> } | undefined;
+    if (options.budget?.gate) {
+      const answer = await reserveStep(run, options.budget.gate, step, system, messages);
+      if ('stop' in answer) return { status: 'budget_limit', error: answer.stop };
+      reservation = answer;
+    }
     const outcome = await requestModel(run, { step, system, messages, tools });
+    if (reservation) await settleStep(run, reservation, outcome.ok ? (outcome.response.usage ?? NO_USAGE) : NO_USAGE);
     if (!outcome.ok) return { status: 'model_error', error: outcome.error };
     const { response } = outcome;
-    const calls = response.toolCalls ?? [];
+    const calls = response.toolCalls === undefined ? [] : uniqueCallIds(state, response.toolCalls);
     state.steps = step;
-    state.answeredBy = response.model;
+    // The id of the model that answered (behind a fallback) is journaled and returned: no credentials in it.
+    const answeredBy = response.model === undefined ? undefined : redactCredentials(response.model);
+    state.answeredBy = answeredBy;
     state.finishReason = response.finishReason;
     const usage = response.usage ?? NO_USAGE;
     addUsage(state.usage, usage);
@@ -103,7 +153,7 @@ export async function runLoop(run: RunContext): Promise<Ending> {
       toolCalls: calls.length,
       content: response.content,
       ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
-      ...(response.model === undefined ? {} : { model: response.model }),
+      ...(answeredBy === undefined ? {} : { model: answeredBy }),
       ...(recorded === undefined && response.providerData === undefined
         ? {}
         : {
@@ -118,7 +168,9 @@ export async function runLoop(run: RunContext): Promise<Ending> {
     if (recorded === undefined) {
       if (journal) await journal.flush();
       const ending = await finalAnswer(run, response);
-      if (ending) return ending;
+      // Input that came while the model answered is not dropped: the run goes on with it, steps allowing.
+      if (ending && !(ending.status === 'completed' && run.inbox.waiting && state.steps < options.maxSteps))
+        return ending;
       continue;
     }
     const ending = await runBatch(run, newBatch(step, response.content, response.providerData, calls, recorded));

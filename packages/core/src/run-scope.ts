@@ -23,14 +23,15 @@ export class RunScope {
   // Pending races and sleeps: one listener on the run signal serves them all (a Set, not a listener each).
   private readonly waiters = new Set<(reason: CancelReason) => void>();
   private readonly callerSignal: AbortSignal | undefined;
-  // Without a caller signal or a deadline nothing can cancel the run: `race` has nothing to race against.
+  // Without a caller signal, a deadline or a signal channel nothing can cancel the run: `race` has nothing to
+  // race against.
   private readonly cancellable: boolean;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly onCallerAbort = () => this.cancel('aborted', this.callerSignal?.reason);
 
-  constructor(options: { signal?: AbortSignal; timeoutMs?: number }) {
+  constructor(options: { signal?: AbortSignal; timeoutMs?: number; cancellable?: boolean }) {
     this.callerSignal = options.signal;
-    this.cancellable = options.signal !== undefined || options.timeoutMs !== undefined;
+    this.cancellable = options.cancellable === true || options.signal !== undefined || options.timeoutMs !== undefined;
     this.deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.timeoutMs;
     if (options.signal?.aborted) {
       this.cancel('aborted', options.signal.reason);
@@ -99,6 +100,14 @@ export class RunScope {
   onCancel(onCancel: (reason: CancelReason) => void): () => void {
     this.waiters.add(onCancel);
     return () => this.waiters.delete(onCancel);
+  }
+
+  /**
+   * Cancels the run from inside (a `cancel` signal), as the caller's signal would: `reason` `'aborted'`, every
+   * call signal aborted with `cause`. Needs a scope made `cancellable`; a second cancel changes nothing.
+   */
+  abort(cause: unknown): void {
+    this.cancel('aborted', cause);
   }
 
   /** Removes the caller-signal listener and the deadline timer. Call once, when the run ends. */

@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { RunStartBody } from '@bridle/protocol';
-import { errorMessage } from '@bridle/protocol/internal';
+import { type ApprovalDecidedBody, ConfigError, type RunStartBody } from '@bridle/protocol';
+import { errorMessage, redactCredentials } from '@bridle/protocol/internal';
+import { signDecisions } from './decision-signature';
 import { eventSink, isSilent } from './event-sink';
 import { Journal, JournalError } from './journal';
 import type { Ending, LoopState } from './loop-state';
 import type { ResolvedOptions } from './resolve-options';
+import { RunInbox } from './run-inbox';
 import type { RunLink } from './run-link';
 import { cancelled, runLoop } from './run-loop';
+import { RunOwnership } from './run-ownership';
 import { Cancelled, RunScope } from './run-scope';
 import { makeState } from './run-state';
+import { subAgentState } from './sub-agent-state';
 import type { AgentResult } from './types';
 import { addUsage } from './usage';
 
@@ -18,6 +22,8 @@ export interface SegmentStart {
   firstSequence: number;
   /** A resumed run whose final answer was journaled before the crash: it ends with this, calling nothing. */
   finished?: Ending;
+  /** Decisions made as the segment opens (given to `resumeRun`, or by a passed deadline): emitted after `run_start`. */
+  decided?: ApprovalDecidedBody[];
 }
 
 function resultOf(state: LoopState, ending: Ending): AgentResult {
@@ -31,6 +37,7 @@ function resultOf(state: LoopState, ending: Ending): AgentResult {
   };
   if (ending.answer !== undefined) result.answer = ending.answer;
   if (ending.error !== undefined) result.error = ending.error;
+  if (ending.cancelledBy !== undefined) result.cancelledBy = ending.cancelledBy;
   if ('output' in ending) result.output = ending.output;
   if (state.answeredBy !== undefined) result.model = state.answeredBy;
   if (state.finishReason !== undefined) result.finishReason = state.finishReason;
@@ -47,7 +54,33 @@ export async function runSegment(
   state: LoopState,
   start: SegmentStart,
 ): Promise<AgentResult> {
-  const journal = options.store ? new Journal(options.store, state.runId) : undefined;
+  const given = options.ownership?.lease;
+  if (given !== undefined && given.runId !== state.runId) {
+    throw new ConfigError(
+      `Invalid option ownership.lease: it is the lease of run ${given.runId}, not of run ${state.runId}.`,
+    );
+  }
+  // The lease comes first: a process that cannot own the run journals nothing of it.
+  const ownership = options.store ? await RunOwnership.take(options.store, state.runId, options.ownership) : undefined;
+  try {
+    const result = await journaledSegment(options, state, start, ownership);
+    await ownership?.end(true);
+    return result;
+  } catch (error) {
+    // Stopped mid-run (the journal failed, or the run was taken over): the lease is kept until it expires,
+    // so the run is an orphan that a recovering process resumes (or its new owner already has it).
+    await ownership?.end(false);
+    throw error;
+  }
+}
+
+async function journaledSegment(
+  options: ResolvedOptions,
+  state: LoopState,
+  start: SegmentStart,
+  ownership: RunOwnership | undefined,
+): Promise<AgentResult> {
+  const journal = options.store ? new Journal(options.store, state.runId, ownership) : undefined;
   const emitter = eventSink(
     {
       runId: state.runId,
@@ -60,8 +93,24 @@ export async function runSegment(
   // A journaled segment's start is unique: two processes that open the same segment at once (a double
   // resume, a reused runId) then conflict in the store before either runs a call, instead of journaling
   // byte-identical events that the store takes as one retried append.
-  emitter.emit({ type: 'run_start', ...start.runStart, ...(journal ? { segmentId: randomUUID() } : {}) });
-  const scope = new RunScope({ signal: options.signal, timeoutMs: options.timeoutMs });
+  // The model id is journaled, observed and sent to OpenTelemetry: an `openai-compatible:` URL's user info
+  // and query string (where keys travel) stay out of it.
+  emitter.emit({
+    type: 'run_start',
+    ...start.runStart,
+    model: redactCredentials(start.runStart.model),
+    ...(journal ? { segmentId: randomUUID() } : {}),
+  });
+  for (const decided of start.decided ?? []) emitter.emit(decided);
+  const { channels } = options;
+  const scope = new RunScope({
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
+    cancellable: channels.length > 0,
+  });
+  const inbox = new RunInbox(scope);
+  // Listening before run_start is journaled: once the store says the run is running, a signal reaches it.
+  const stopListening = await inbox.listen(channels, state.runId);
   const { budget } = options;
   const link: RunLink = {
     runId: state.runId,
@@ -72,13 +121,17 @@ export async function runSegment(
       budget && {
         maxTokens: budget.maxTokens - state.usage.inputTokens - state.usage.outputTokens,
         maxCostUsd: budget.maxCostUsd - (state.usage.costUsd ?? 0),
+        ...(budget.gate === undefined ? {} : { gate: budget.gate }),
       },
     addUsage: (usage) => addUsage(state.usage, usage),
+    store: options.store,
+    decisionKey: options.decisionKey,
+    approve: options.approve,
   };
   let ending: Ending;
   try {
     if (journal) await journal.flush();
-    ending = start.finished ?? (await runLoop({ options, scope, emitter, journal, state, link }));
+    ending = start.finished ?? (await runLoop({ options, scope, emitter, journal, state, link, inbox }));
   } catch (error) {
     if (JournalError.isInstance(error)) throw error;
     if (error instanceof Cancelled) ending = cancelled(error.reason, options.timeoutMs);
@@ -87,8 +140,13 @@ export async function runSegment(
     else
       ending = { status: 'model_error', error: `Internal error in the agent loop: ${errorMessage(error, 'unknown')}` };
   } finally {
+    stopListening();
     scope.dispose();
   }
+  if (ending.status === 'aborted' && inbox.cancelledBy !== undefined)
+    ending = { ...ending, cancelledBy: inbox.cancelledBy, error: `The run was cancelled by ${inbox.cancelledBy}.` };
+  // Input that came after the last step boundary of a paused run waits in the journal for its resume.
+  if (ending.paused) inbox.keep(emitter);
   const result = resultOf(state, ending);
   const { paused } = ending;
   if (paused) {
@@ -113,6 +171,15 @@ export async function runSegment(
         calls: batch.recorded,
         decisions: Object.fromEntries(batch.decisions),
         asked: [...batch.asked],
+        ...(batch.deadlines.size === 0 ? {} : { deadlines: Object.fromEntries(batch.deadlines) }),
+        ...subAgentState(batch, journal !== undefined),
+        decisionsSignature: signDecisions(options.decisionKey, {
+          kind: 'state',
+          runId: state.runId,
+          step: batch.step,
+          calls: batch.recorded,
+          decisions: Object.fromEntries(batch.decisions),
+        }),
       },
     });
   }
@@ -123,6 +190,7 @@ export async function runSegment(
     toolCalls: result.toolCalls,
     usage: { ...result.usage },
     ...(result.error === undefined ? {} : { error: result.error }),
+    ...(result.cancelledBy === undefined ? {} : { cancelledBy: result.cancelledBy }),
     ...(result.answer === undefined ? {} : { answer: result.answer }),
     ...(result.finishReason === undefined ? {} : { finishReason: result.finishReason }),
     ...(result.state === undefined ? {} : { state: result.state, pendingApprovals: result.pendingApprovals }),

@@ -9,6 +9,7 @@ import {
   type ToolCall,
   type Usage,
 } from '@bridle/protocol';
+import { canonicalJson } from '@bridle/protocol/internal';
 import type { Decision } from './loop-state';
 
 /** The state format this version of @bridle/core writes and reads. */
@@ -38,19 +39,15 @@ export interface StateContent {
     decisions: Record<string, Decision>;
     /** Calls waiting for a person. */
     asked: string[];
+    /** When the wait ends (ISO 8601), by call id, for calls waiting under a deadline. */
+    deadlines?: Record<string, string>;
+    /** Sub-agents that paused while the batch ran, by call id (their pending calls are the run's). */
+    subAgents?: Record<string, JsonValue>;
+    /** Results of the calls that ran before a sub-agent paused (without a store; a journal has them). */
+    results?: Record<string, { content: string; isError: boolean }>;
+    /** `signDecisions` of `decisions` with the run's `decisionKey`: decisions that do not verify are asked again. */
+    decisionsSignature?: string;
   };
-}
-
-/** JSON with object keys sorted at every level: the same content always gives the same text. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const keys = Object.keys(value)
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 function digestOf(content: object): string {

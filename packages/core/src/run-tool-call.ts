@@ -2,9 +2,11 @@ import { boundToolResult } from '@bridle/context';
 import type { Tool, ToolCall, ToolMessage } from '@bridle/protocol';
 import { errorMessage, isThenable } from '@bridle/protocol/internal';
 import type { ValidationResult } from '@bridle/registry';
+import { JournalError } from './journal';
 import type { Batch } from './loop-state';
 import type { RunContext } from './run-context';
 import type { CancelReason } from './run-scope';
+import { SubAgentPause } from './sub-agent-pause';
 import { CallContext } from './tool-context';
 import { type ToolOutcome, toolResultText } from './tool-result-text';
 
@@ -45,10 +47,17 @@ function admit(call: ToolCall, validation: ValidationResult, run: RunContext, ba
   return { tool, value: validation.value };
 }
 
-/** The outcome of a rejection after the call started: the run's cancellation, or the failure itself. */
+/**
+ * The outcome of a rejection after the call started: the run's cancellation, a sub-agent's pause for
+ * approval (the parent pauses too), or the failure itself.
+ */
 function rejected(error: unknown, call: ToolCall, run: RunContext, what: string): ToolOutcome {
   const { reason } = run.scope;
-  return failed(reason ? cancelledText(reason, call.name, true) : errorMessage(error, `Tool ${call.name} ${what}`));
+  if (reason) return failed(cancelledText(reason, call.name, true));
+  if (SubAgentPause.isInstance(error)) return { content: '', isError: true, paused: error.paused };
+  // A sub-agent whose journal could not be written stopped as if its process had died: so does this run.
+  if (JournalError.isInstance(error)) throw error;
+  return failed(errorMessage(error, `Tool ${call.name} ${what}`));
 }
 
 /**
@@ -56,10 +65,16 @@ function rejected(error: unknown, call: ToolCall, run: RunContext, what: string)
  * promise is raced against the run's cancellation (a tool that ignores its signal cannot hold the run)
  * and gives a promise of the outcome that never rejects.
  */
-function execute(tool: Tool, value: unknown, call: ToolCall, run: RunContext): ToolOutcome | Promise<ToolOutcome> {
+function execute(
+  tool: Tool,
+  value: unknown,
+  call: ToolCall,
+  run: RunContext,
+  batch: Batch,
+): ToolOutcome | Promise<ToolOutcome> {
   const { scope } = run;
   const child = scope.child();
-  const toolContext = new CallContext(call.id, run.state.runId, child, run.link);
+  const toolContext = new CallContext(call.id, run.state.runId, child, run.link, batch);
   let result: unknown;
   try {
     result = tool.execute(value, toolContext);
@@ -80,11 +95,36 @@ function execute(tool: Tool, value: unknown, call: ToolCall, run: RunContext): T
     .finally(() => child.release());
 }
 
-/** Emits `tool_end` and makes the tool message, its content bounded by `maxToolResultChars`. */
+/**
+ * Emits `tool_end` and makes the tool message, its content bounded by `maxToolResultChars`. A call whose
+ * sub-agent paused gets neither: the batch records the pause (see `pauseForSubAgents`).
+ */
 function toolMessage(call: ToolCall, outcome: ToolOutcome, run: RunContext, batch: Batch): ToolMessage {
+  if (outcome.paused) {
+    // The usage it added so far is in the paused state's usage; its tool_end (on resume) carries the rest.
+    batch.callUsage?.delete(call.id);
+    batch.subAgents.set(call.id, outcome.paused);
+    batch.subDecisions.delete(call.id);
+    batch.pausing = true;
+    return { role: 'tool', callId: call.id, name: call.name, content: '', isError: true };
+  }
+  if (batch.subAgents.size > 0) {
+    batch.subAgents.delete(call.id);
+    batch.subDecisions.delete(call.id);
+  }
   const content = boundToolResult(outcome.content, run.options.maxToolResultChars);
   const { isError } = outcome;
-  run.emitter.emit({ type: 'tool_end', step: batch.step, callId: call.id, name: call.name, isError, result: content });
+  const usage = batch.callUsage?.get(call.id);
+  if (usage) batch.callUsage?.delete(call.id);
+  run.emitter.emit({
+    type: 'tool_end',
+    step: batch.step,
+    callId: call.id,
+    name: call.name,
+    isError,
+    result: content,
+    ...(usage ? { usage } : {}),
+  });
   return { role: 'tool', callId: call.id, name: call.name, content, isError };
 }
 
@@ -99,7 +139,7 @@ async function runToolCallAsync(call: ToolCall, run: RunContext, batch: Batch): 
   try {
     const validation = await scope.race(options.registry.validateAsync(call.name, call.arguments));
     const admission = admit(call, validation, run, batch);
-    outcome = admission.refused ?? (await execute(admission.tool, admission.value, call, run));
+    outcome = admission.refused ?? (await execute(admission.tool, admission.value, call, run, batch));
   } catch (error) {
     outcome = rejected(error, call, run, 'could not be validated');
   }
@@ -137,7 +177,7 @@ export function runToolCall(call: ToolCall, run: RunContext, batch: Batch): Tool
   }
   const admission = admit(call, validation, run, batch);
   if (admission.refused) return toolMessage(call, admission.refused, run, batch);
-  const outcome = execute(admission.tool, admission.value, call, run);
+  const outcome = execute(admission.tool, admission.value, call, run, batch);
   return isThenable(outcome)
     ? outcome.then((settled) => toolMessage(call, settled, run, batch))
     : toolMessage(call, outcome, run, batch);

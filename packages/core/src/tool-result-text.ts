@@ -1,9 +1,12 @@
 import { errorMessage } from '@bridle/protocol/internal';
+import type { PausedSubAgent } from './sub-agent-pause';
 
 /** A tool message body before bounding. */
 export interface ToolOutcome {
   content: string;
   isError: boolean;
+  /** The call's sub-agent paused for approval: there is no result yet (the run pauses). */
+  paused?: PausedSubAgent;
 }
 
 /**

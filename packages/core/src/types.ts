@@ -4,6 +4,9 @@ import type {
   JsonSchema,
   Message,
   Model,
+  RunLease,
+  RunManifest,
+  RunSignalChannel,
   RunState,
   Store,
   Tool,
@@ -43,6 +46,18 @@ export interface PendingApproval {
   arguments: unknown;
   /** The sub-agent's run id, when the call belongs to a sub-agent (`agentTool`) of this run. */
   runId?: string;
+  /**
+   * Binds a decision to this call (`sha256:` over the run id, call id, name and arguments): a decision that
+   * gives it (`{ approved, digest }`) applies to this call only, and to nothing once the call has passed.
+   * Always set by this release; absent only in a pause journaled by an older one (read back from a store).
+   */
+  digest?: string;
+  /**
+   * When the wait for a decision ends (ISO 8601), when the run or the tool set `approvalTimeoutMs`. Once it
+   * has passed, the next `resumeRun` decides the call by the deadline: denied with the result `No decision was
+   * made before the deadline; this is not a refusal by a person.`, or run when the tool is `autoApproveOnTimeout`.
+   */
+  deadline?: string;
 }
 
 /** What a run produced. `runAgent` always resolves with one once the run has started. */
@@ -61,6 +76,8 @@ export interface AgentResult<Output = unknown> {
   usage: Usage;
   /** Why the run did not complete (model error message, cancellation, limit), when it did not. */
   error?: string;
+  /** Status `aborted` by `cancelRun` (or a `cancel()` of its `streamAgent` handle): who cancelled it. */
+  cancelledBy?: string;
   /**
    * The id of the model that gave the run's last response, when the response named it: `fallback()` of
    * @bridle/models does (the model of the list that answered). Absent otherwise (the run's `model.id` answered).
@@ -108,7 +125,17 @@ export interface RetryOptions {
  * run (status `awaiting_approval`) until a person decides through `resumeRun`; anything else, or a
  * throw, denies it.
  */
-export type ApproveHook = (call: ToolCall, tool: Tool) => boolean | 'ask' | Promise<boolean | 'ask'>;
+export type ApproveHook = (call: ToolCall, tool: Tool) => HookAnswer | Promise<HookAnswer>;
+
+/**
+ * What an {@link ApproveHook} answers: `true` / `false` (journaled as decided by `policy`), `'ask'`, or a
+ * decision that says who made it (`decidedBy: 'person'` for an answer a person gave on a terminal; `by` names
+ * them or the rule). A denial's `reason` becomes the call's `Denied: <reason>` result.
+ */
+export type HookAnswer =
+  | boolean
+  | 'ask'
+  | { approved: boolean; reason?: string; decidedBy?: 'person' | 'policy'; by?: string };
 
 /** Limits on what a run may spend; checked before each model call, so a run passes them by at most one step. */
 export interface BudgetOptions {
@@ -116,10 +143,56 @@ export interface BudgetOptions {
   maxTokens?: number;
   /** Most US dollars (the summed `usage.costUsd` of the run's model calls, counted where the model reports it). */
   maxCostUsd?: number;
+  /**
+   * A budget kept outside the run (a tenant's quotas across processes), asked before each model call of
+   * the run and of its sub-agents: it answers a reservation, or why the run must stop (status
+   * `budget_limit` with that reason as the error).
+   */
+  gate?: BudgetGate;
 }
 
-/** A person's decision on a pending call: `true` runs it, `false` (or `{ approved: false, reason }`) denies it. */
-export type ApprovalDecision = boolean | { approved: false; reason?: string };
+/** What a {@link BudgetGate} is told before a model call. */
+export interface BudgetRequest {
+  runId: string;
+  /** 1-based step of the call. */
+  step: number;
+  /** The run's usage so far (this segment's, summed over its model calls). */
+  usage: Usage;
+  /**
+   * What the call is estimated to use: input tokens from the request's characters (4 to a token) plus
+   * the previous call's output tokens; dollars at the run's average price per token so far (0 before
+   * the first priced call).
+   */
+  estimate: { tokens: number; costUsd: number };
+}
+
+/** A gate's answer: stop the run (`budget_limit`, `stop` is the error), or a reservation settled after the call. */
+export type BudgetReservation =
+  | { stop: string }
+  | {
+      /**
+       * Called once after the call with its real usage (zeros when it failed), so the gate can reconcile
+       * the reservation. Its failure is ignored by the run.
+       */
+      settle(actual: Usage): void | Promise<void>;
+    };
+
+/** A shared budget asked before each model call (see {@link BudgetOptions.gate}). */
+export interface BudgetGate {
+  reserve(request: BudgetRequest): BudgetReservation | Promise<BudgetReservation>;
+}
+
+/**
+ * A person's decision on a pending call: `true` runs it, `false` (or `{ approved: false, reason }`) denies it.
+ * The object form may name the pending call's `digest` (from `pendingApprovals`): then the decision applies
+ * only to the call the person was shown, and `resumeRun` refuses it for any other. It may also say who decided
+ * (journaled in `approval_decided`): `decidedBy` (default `'person'`; `'policy'` for a standing rule such as
+ * `--yes`) and `by` (a login, an API token's name, the rule).
+ */
+export type ApprovalDecision =
+  | boolean
+  | { approved: true; digest?: string; by?: string; decidedBy?: 'person' | 'policy' }
+  | { approved: false; reason?: string; digest?: string; by?: string; decidedBy?: 'person' | 'policy' };
 
 /** A structured output schema: a JSON Schema object, or a Standard Schema such as a zod 4 schema. */
 export type OutputSchema<Output = unknown> = JsonSchema | StandardSchemaV1<unknown, Output>;
@@ -139,6 +212,15 @@ export interface AgentLimits<Output = unknown> {
   onObserverError?: (error: unknown, event: RunEvent) => void;
   /** Asked before every call of a `requiresApproval` tool; without it such calls are denied. */
   approve?: ApproveHook;
+  /**
+   * How long a person has to decide a call the `approve` hook put to them (`'ask'`), in ms: the deadline is
+   * journaled with the pause (`approval_requested.deadline`, `pendingApprovals[].deadline`), so it holds
+   * across restarts; the first `resumeRun` after it passed decides every call still undecided: denied with
+   * the result `No decision was made before the deadline; this is not a refusal by a person.` (never as a
+   * person's refusal), or run when the tool is `autoApproveOnTimeout`. A tool's own `approvalTimeoutMs`
+   * wins. Positive, at most 2,147,483,647. Default: no deadline (a pause waits forever).
+   */
+  approvalTimeoutMs?: number;
   /** Most read-only tools of one batch running at once; a positive safe integer. Default 4. */
   toolConcurrency?: number;
   retry?: RetryOptions;
@@ -154,6 +236,48 @@ export interface AgentLimits<Output = unknown> {
    * `resumeRun({ store, runId })` can continue the run after a crash.
    */
   store?: Store;
+  /**
+   * Where the run hears steering input and cancels sent from outside it (`steerRun`, `cancelRun`), besides its
+   * store (a store with `listenRunSignals`, as every `openStore` store has, is always listened to). A queue
+   * worker adds its Redis channel here. Input is delivered at the next step boundary (before a model call,
+   * never inside a batch of tool calls) and journaled as an `input` event; a cancel ends the run `aborted`
+   * with `cancelledBy`. Default: none.
+   */
+  channels?: readonly RunSignalChannel[];
+  /**
+   * The secret that authenticates decisions a run keeps: the decisions made before a pause (in
+   * `result.state` and the journal's `run_end`) and those a resumed segment journals (`run_start.approvals`)
+   * are signed with it (HMAC-SHA-256, bound to the run, the batch and each call's name and arguments), and
+   * `resumeRun` applies only decisions that verify with it. A decision that does not verify (a state from a
+   * browser, a job payload or a file, a journal planted in a cloned folder) is dropped: its call is put to
+   * `approve` again, as if never decided. Decisions passed to `resumeRun` as `approvals` are the caller's
+   * own and need no signature. At least 32 bytes (a `Uint8Array`, or a string whose UTF-8 bytes are used).
+   * Default: a random key made once per process, so stored decisions verify only in the process that
+   * made them; give every process that resumes the same runs the same key (the `bridle` CLI keeps one in
+   * `~/.config/bridle/decision-key`).
+   */
+  decisionKey?: Uint8Array | string;
+  /** The lease of a journaled run's segments (see {@link OwnershipOptions}); used only with `store`. */
+  ownership?: OwnershipOptions;
+}
+
+/**
+ * Who owns a journaled run's segment, in a store that keeps leases (every store of `openStore()`): the
+ * segment takes the run's lease before its `run_start`, renews it every third of `leaseMs` while it runs,
+ * carries its fencing token on every append, and gives it up when the segment ends. A process that lost
+ * the lease (paused or cut off past it while another took the run) stops with a `JournalError` of code
+ * `fenced` before any further tool or model call.
+ */
+export interface OwnershipOptions {
+  /** This process's name in the lease (what `listRuns` shows as `owner`). Default `<host>:<pid>:<random>`. */
+  owner?: string;
+  /** How long the lease lasts unless renewed, in ms. Default 30000. */
+  leaseMs?: number;
+  /**
+   * A lease already taken for this run (from `store.claimOrphans()`, or one a queue worker took with its
+   * job): the segment uses it instead of taking one.
+   */
+  lease?: RunLease;
 }
 
 /** Options of {@link runAgent}. Exactly one of `prompt` and `messages`. */
@@ -175,7 +299,16 @@ export interface RunAgentOptions<Output = unknown> extends AgentLimits<Output> {
    * run under it (`listRuns({ sessionId })`). 1 to 256 characters. Default: none.
    */
   sessionId?: string;
+  /**
+   * What the app built the run from, journaled (with a store) in the run's first `run_start` as part of its
+   * `manifest` beside what core knows (model id, tools with schema digests, limits): skills, the workspace
+   * folder, command presets, MCP server names. Never put credentials, env values or headers here.
+   */
+  manifest?: ManifestDetails;
 }
+
+/** The app's part of a run's `manifest` (see `RunAgentOptions.manifest`). */
+export type ManifestDetails = Pick<RunManifest, 'skills' | 'workspace' | 'presets' | 'presetsSignature' | 'mcpServers'>;
 
 /**
  * Options of `resumeRun`: the run's model, tools, system prompt and limits (give the same ones as the
@@ -192,4 +325,10 @@ export interface ResumeRunOptions<Output = unknown> extends AgentLimits<Output> 
   state?: RunState;
   /** Decisions on the pending calls, by call id (`result.pendingApprovals`); a call left out stays pending. */
   approvals?: Record<string, ApprovalDecision>;
+  /**
+   * Continue a journaled run with tools other than its `manifest` lists (added, missing, or with another
+   * argument schema). Default false: such a resume is refused with a `ConfigError` naming the difference,
+   * before anything runs.
+   */
+  allowToolChanges?: boolean;
 }

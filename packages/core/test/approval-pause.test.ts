@@ -49,7 +49,9 @@ describe("approve answering 'ask'", () => {
       onEvent: events.onEvent,
     });
     expect(result.status).toBe('awaiting_approval');
-    expect(result.pendingApprovals).toEqual([{ callId: 'b', name: 'rm', arguments: { path: 'x' } }]);
+    expect(result.pendingApprovals).toEqual([
+      { callId: 'b', name: 'rm', arguments: { path: 'x' }, digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) },
+    ]);
     expect(result.messages).toEqual([{ role: 'user', content: 'clean up' }]);
     expectValidTranscript(result.messages);
     expect(ran).toEqual([]);
@@ -59,7 +61,22 @@ describe("approve answering 'ask'", () => {
     expect(state).toMatchObject({ version: 1, runId: result.runId });
     expect(state.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(JSON.parse(JSON.stringify(state))).toEqual(state);
-    expect(events.types()).toEqual(['run_start', 'model_start', 'model_end', 'run_end']);
+    // rm waits for a person; send was approved by the hook (a policy).
+    expect(events.types()).toEqual([
+      'run_start',
+      'model_start',
+      'model_end',
+      'approval_requested',
+      'approval_decided',
+      'run_end',
+    ]);
+    expect(events.ofType('approval_requested')).toEqual([
+      expect.objectContaining({ step: 1, callId: 'b', name: 'rm' }),
+    ]);
+    expect(events.ofType('approval_requested')[0]).not.toHaveProperty('deadline');
+    expect(events.ofType('approval_decided')).toEqual([
+      expect.objectContaining({ callId: 'c', approved: true, decidedBy: 'policy' }),
+    ]);
     expect(events.ofType('run_end')[0]).toMatchObject({
       status: 'awaiting_approval',
       state,
@@ -102,6 +119,7 @@ describe("approve answering 'ask'", () => {
     expect(model.requests[0]?.messages).toEqual(result.messages.slice(0, 5));
     expect(events.types()).toEqual([
       'run_start',
+      'approval_decided',
       'tool_start',
       'tool_end',
       'tool_start',
@@ -119,6 +137,8 @@ describe("approve answering 'ask'", () => {
       runId: first.runId,
     });
     expect(events.events[0]?.sequence).toBe((first.state as RunState).nextSequence);
+    expect(events.events[1]).toMatchObject({ callId: 'b', approved: true, decidedBy: 'person' });
+    expect(events.events[1]).not.toHaveProperty('by');
   });
 
   it('a denial answers the call with Denied: <reason> (or a default) and the model goes on', async () => {
@@ -148,7 +168,9 @@ describe("approve answering 'ask'", () => {
     const model = scriptedModel([{ content: 'ok' }]);
     const second = await resumeRun({ model, tools, state: first.state, approvals: { c: true } });
     expect(second.status).toBe('awaiting_approval');
-    expect(second.pendingApprovals).toEqual([{ callId: 'b', name: 'rm', arguments: { path: 'x' } }]);
+    expect(second.pendingApprovals).toEqual([
+      { callId: 'b', name: 'rm', arguments: { path: 'x' }, digest: first.pendingApprovals?.[0]?.digest },
+    ]);
     expect(ran).toEqual([]);
     expect(model.requests).toHaveLength(0);
     const third = await resumeRun({ model, tools, state: second.state, approvals: { b: true } });
@@ -211,7 +233,7 @@ describe("approve answering 'ask'", () => {
     await expect(resumeRun({ model, tools, state: 'x' as unknown as RunState })).rejects.toThrow(ConfigError);
     await expect(resumeRun({ model, tools })).rejects.toThrow('resumeRun needs to know the run');
     await expect(resumeRun({ model, tools, state, approvals: { b: 'yes' as unknown as boolean } })).rejects.toThrow(
-      'Invalid option approvals["b"]: expected true, false or { approved: false, reason? }',
+      'Invalid option approvals["b"]: expected true, false, { approved: true, digest?, by?, decidedBy? } or { approved: false, reason?, digest?, by?, decidedBy? }',
     );
     await expect(resumeRun({ model, tools, state, prompt: 'x' } as never)).rejects.toThrow('Unknown option prompt');
     expect(model.requests).toHaveLength(0);

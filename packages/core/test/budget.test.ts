@@ -71,7 +71,7 @@ describe('budget', () => {
         { maxCostUsd: Number.NaN },
         'Invalid option budget.maxCostUsd: expected a finite number above 0, got number NaN.',
       ],
-      [{ maxToken: 5 }, 'Unknown option budget.maxToken. Accepted: maxTokens, maxCostUsd.'],
+      [{ maxToken: 5 }, 'Unknown option budget.maxToken. Accepted: maxTokens, maxCostUsd, gate.'],
       [5, 'Invalid option budget: expected an object, got number 5.'],
     ] as const) {
       const run = runAgent({ model, prompt: 'x', budget: budget as never });

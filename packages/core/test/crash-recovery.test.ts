@@ -1,57 +1,16 @@
 // Crash recovery: a real child process runs a journaled agent and is killed with SIGKILL at several
 // points (during a model call, during a tool, after each journal write); the test process then resumes
 // the run from the journal with resumeRun and checks the rules of SPEC "@bridle/core additions".
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { assertTranscript, type RunEvent, type RunState } from '@bridle/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resumeRun } from '../src/index';
+import { removeCrashDirs, runChild } from './crash-child';
 import { durableModel, durableTools, TOTAL_STEPS, toolLog } from './fixtures/durable-agent';
 import { fileJournal } from './test-stores';
 
-const here = path.dirname(new URL(import.meta.url).pathname);
-const child = path.join(here, 'fixtures', 'durable-child.ts');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-interface ChildRun {
-  dir: string;
-  /** The child's stdout. */
-  output: string;
-  /** How it ended: 'SIGKILL' when killed at the point. */
-  ended: string;
-}
-
-/** Runs the child until it prints "REACHED <hang>" (then SIGKILLs it) or exits. */
-function runChild(env: Record<string, string>): Promise<ChildRun> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bridle-crash-'));
-  dirs.push(dir);
-  return new Promise((resolve, reject) => {
-    const proc: ChildProcess = spawn(process.execPath, ['--conditions=@bridle/source', '--import', 'tsx', child], {
-      cwd: here,
-      env: { ...process.env, ...env, DIR: dir, RUN_ID: 'run-1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    let errors = '';
-    proc.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('REACHED ')) proc.kill('SIGKILL');
-    });
-    proc.stderr?.on('data', (chunk: Buffer) => {
-      errors += chunk.toString();
-    });
-    proc.on('error', reject);
-    proc.on('exit', (code, signal) => {
-      if (signal !== 'SIGKILL' && code !== 0) reject(new Error(`child exited ${code}: ${errors}`));
-      else resolve({ dir, output, ended: signal ?? String(code) });
-    });
-  });
-}
+afterAll(removeCrashDirs);
 
 async function journal(dir: string): Promise<RunEvent[]> {
   return (await fileJournal(dir).readRun('run-1'))?.events ?? [];
@@ -206,7 +165,9 @@ describe('approval pause and resume across processes', () => {
     'with a store: the paused run resumes by runId in another process',
     async () => {
       const run = await runChild({ CHILD_MODE: 'pause-store' });
-      expect(run.output).toContain('"pendingApprovals":[{"callId":"s1","name":"send","arguments":{"to":"ada"}}]');
+      expect(run.output).toContain(
+        '"pendingApprovals":[{"callId":"s1","name":"send","arguments":{"to":"ada"},"digest":"sha256:',
+      );
       const store = fileJournal(run.dir);
       expect((await store.readRun('run-1'))?.status).toBe('awaiting_approval');
       const result = await resumeRun({

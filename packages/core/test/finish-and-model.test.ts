@@ -21,6 +21,25 @@ describe('which model answered', () => {
     expect(events.ofType('model_end').map((event) => event.model)).toEqual(['test:primary', 'test:secondary']);
   });
 
+  it('model ids with credentials (user info, query keys of a URL) are journaled, observed and returned without them', async () => {
+    const secret = 'openai-compatible:http://user:hunter2@llm.internal:8080/v1?api-key=sk-secret#llama3.2';
+    const model = scriptedModel([{ content: 'hi', model: secret }], {
+      id: `fallback(${secret}, openai:gpt-4o-mini)`,
+    });
+    const events = recorder();
+    const store = memoryJournal();
+    const result = await runAgent({ model, prompt: 'go', onEvent: events.onEvent, store, runId: 'r1' });
+    const clean = 'openai-compatible:http://llm.internal:8080/v1#llama3.2';
+    expect(result.model).toBe(clean);
+    expect(events.ofType('run_start')[0]?.model).toBe(`fallback(${clean}, openai:gpt-4o-mini)`);
+    expect(events.ofType('model_end')[0]?.model).toBe(clean);
+    const journaled = JSON.stringify((await store.readRun('r1'))?.events);
+    expect(journaled).toContain('llm.internal:8080');
+    expect(journaled).not.toMatch(/hunter2|sk-secret|user:/);
+    const resumed = await resumeRun({ model, store, runId: 'r1' });
+    expect(resumed.model).toBe(clean);
+  });
+
   it('without one (a plain model answered), neither the result nor model_end names a model', async () => {
     const model = scriptedModel([{ content: 'hi' }], { id: 'test:only' });
     const events = recorder();

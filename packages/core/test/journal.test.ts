@@ -100,6 +100,31 @@ describe('journal', () => {
     expect(inner.runs.get('r1')?.map((event) => event.type)).toEqual(['run_start']);
   });
 
+  it('a store whose appendEvents throws instead of rejecting stops the run the same way', async () => {
+    const inner = memoryJournal();
+    let appends = 0;
+    const throwing: Store = {
+      ...inner,
+      appendEvents(runId, events) {
+        appends++;
+        if (appends === 2) throw new Error('disk full');
+        return inner.appendEvents(runId, events);
+      },
+    };
+    const add = addTool();
+    const error = await runAgent({
+      model: scriptedModel(steps(2)),
+      tools: [add],
+      prompt: 'go',
+      store: throwing,
+      runId: 'r1',
+    }).catch((caught: unknown) => caught);
+    expect(JournalError.isInstance(error) && error.code).toBe('journal_failed');
+    expect((error as Error).message).toContain('(disk full)');
+    expect(add.calls).toEqual([]);
+    expect(inner.runs.get('r1')?.map((event) => event.type)).toEqual(['run_start']);
+  });
+
   it('rejects a store that is not a Store, and a bad runId, before any model call', async () => {
     const model = scriptedModel([{ content: 'x' }]);
     await expect(runAgent({ model, prompt: 'x', store: {} as Store })).rejects.toThrow(
@@ -194,11 +219,54 @@ describe('journal', () => {
       expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
       const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
       expect(JournalError.isInstance(refused.reason)).toBe(true);
-      // Told apart from a store that failed: another writer got there first.
-      expect((refused.reason as JournalError).conflict).toBe(true);
+      // Told apart from a store that failed: the first resume owns the run (its lease), so the second is
+      // fenced before it journals anything.
+      expect((refused.reason as JournalError).code).toBe('fenced');
       expect(add.calls).toEqual([{ a: 1, b: 2 }]);
       const starts = (await store.readRun('r1'))?.events.filter((event) => event.type === 'run_start') ?? [];
       expect(starts).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('two resumes at the same moment through a store without leases: the journal refuses the second (conflict)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-01T00:00:00.000Z') });
+    try {
+      const leased = await openStore('memory:');
+      // The same store without its lease methods: the segments' own ids make their run_starts conflict.
+      const store = {
+        appendEvents: leased.appendEvents.bind(leased),
+        readRun: leased.readRun.bind(leased),
+        listRuns: leased.listRuns.bind(leased),
+        getSession: leased.getSession.bind(leased),
+        saveSession: leased.saveSession.bind(leased),
+        deleteSession: leased.deleteSession.bind(leased),
+        listSessions: leased.listSessions.bind(leased),
+        close: leased.close.bind(leased),
+      };
+      const add = addTool({ requiresApproval: true });
+      await runAgent({
+        model: scriptedModel([{ content: '', toolCalls: [call('c1', 'add', { a: 1, b: 2 })] }]),
+        tools: [add],
+        prompt: 'go',
+        store,
+        runId: 'r1',
+        approve: () => 'ask',
+      });
+      const resume = () =>
+        resumeRun({
+          model: scriptedModel([{ content: 'done' }]),
+          tools: [add],
+          store,
+          runId: 'r1',
+          approvals: { c1: true },
+        });
+      const outcomes = await Promise.allSettled([resume(), resume()]);
+      const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+      expect((refused.reason as JournalError).conflict).toBe(true);
+      expect(add.calls).toEqual([{ a: 1, b: 2 }]);
+      const starts = (await store.readRun('r1'))?.events.filter((event) => event.type === 'run_start') ?? [];
       expect(new Set(starts.map((event) => (event as { segmentId?: string }).segmentId)).size).toBe(2);
     } finally {
       vi.useRealTimers();

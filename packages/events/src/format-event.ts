@@ -68,6 +68,15 @@ export function formatEvent(event: RunEvent, style: Stylize = plain): string | u
     }
     case 'text_delta':
       return undefined;
+    case 'approval_requested':
+      // Call ids come from the model: shown through preview, like every other text it controls.
+      return `${step}${style('yellow', 'approval asked')} for ${style('cyan', preview(event.name))} (${preview(event.callId)})${event.deadline === undefined ? '' : style('dim', ` · decide by ${preview(event.deadline)}`)}`;
+    case 'approval_decided': {
+      const outcome = event.approved ? style('green', 'approved') : style('red', 'denied');
+      return `call ${preview(event.callId)} ${outcome} by ${event.decidedBy}${event.by === undefined ? '' : ` (${preview(event.by)})`}`;
+    }
+    case 'input':
+      return `${style('bold', 'input')}${event.by === undefined ? '' : style('dim', ` from ${event.by}`)}: ${preview(event.content)}`;
     case 'run_end': {
       const color =
         event.status === 'completed'

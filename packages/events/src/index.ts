@@ -17,6 +17,7 @@ export { toJsonLine } from './to-json-line';
 export type {
   EventBase,
   EventObserver,
+  InputBody,
   ModelEndBody,
   ModelErrorBody,
   ModelStartBody,

@@ -2,6 +2,7 @@ import type { RunEvent, RunEventBody, RunEventType } from '@bridle/protocol';
 
 export type {
   EventBase,
+  InputBody,
   ModelEndBody,
   ModelErrorBody,
   ModelStartBody,
@@ -33,6 +34,9 @@ export const RUN_EVENT_TYPES = [
   'model_error',
   'tool_start',
   'tool_end',
+  'approval_requested',
+  'approval_decided',
+  'input',
   'run_end',
 ] as const satisfies readonly RunEventType[];
 

@@ -91,6 +91,26 @@ describe('formatEvent and preview', () => {
     expect(preview('tab\there')).toBe('tab\\there');
   });
 
+  it('shows approval requests with their deadline, and who decided (model text escaped)', () => {
+    const base = { runId: 'r', sequence: 3, timestamp: '2026-12-07T10:00:00.000Z' };
+    expect(
+      formatEvent({
+        ...base,
+        type: 'approval_requested',
+        step: 2,
+        callId: 'c\u001b[2J1',
+        name: 'send',
+        deadline: '2026-12-07T10:05:00.000Z',
+      }),
+    ).toBe('step 2 · approval asked for send (c\\u001b[2J1) · decide by 2026-12-07T10:05:00.000Z');
+    expect(
+      formatEvent({ ...base, type: 'approval_decided', callId: 'c1', approved: false, decidedBy: 'timeout' }),
+    ).toBe('call c1 denied by timeout');
+    expect(
+      formatEvent({ ...base, type: 'approval_decided', callId: 'c1', approved: true, decidedBy: 'person', by: 'ada' }),
+    ).toBe('call c1 approved by person (ada)');
+  });
+
   it('shows unserializable arguments without throwing', () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;

@@ -103,9 +103,13 @@ describe('RUN_EVENT_TYPES', () => {
       'model_error',
       'tool_start',
       'tool_end',
+      'approval_requested',
+      'approval_decided',
+      'input',
       'run_end',
     ]);
     expect(isRunEventType('tool_end')).toBe(true);
+    expect(isRunEventType('approval_decided')).toBe(true);
     expect(isRunEventType('tool_finish')).toBe(false);
     expect(isRunEventType(3)).toBe(false);
   });

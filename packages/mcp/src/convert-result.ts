@@ -50,36 +50,55 @@ function describePart(value: unknown): string {
   }
 }
 
-function sameJson(textPart: string, structured: string): boolean {
+/** True when `text` says `value`: the same string, or JSON of the same value (any formatting). */
+function says(text: string, value: unknown): boolean {
+  if (typeof value === 'string' && text.trim() === value.trim()) return true;
   try {
-    return JSON.stringify(JSON.parse(textPart)) === structured;
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
   } catch {
     return false;
   }
 }
 
 /**
- * The text the model sees for an MCP tool result: text parts joined with newlines, other parts described
- * (`[image image/png, 12 KB]`), and `structuredContent` as JSON (a text part that only repeats it is
- * dropped, as servers send one for older clients). Never throws.
+ * True when the text parts already carry `structured`: one of them is it as JSON, or (FastMCP, which
+ * wraps a return value that is not an object as `{ "result": value }`) they say its `result`, one text
+ * part for the value or one per item of a list.
+ */
+function carriedByText(structured: unknown, texts: readonly string[]): boolean {
+  if (texts.some((text) => says(text, structured))) return true;
+  if (typeof structured !== 'object' || structured === null || Array.isArray(structured)) return false;
+  const keys = Object.keys(structured);
+  if (keys.length !== 1 || keys[0] !== 'result') return false;
+  const value = (structured as { result: unknown }).result;
+  if (texts.length === 1 && says(texts[0] as string, value)) return true;
+  return (
+    Array.isArray(value) &&
+    value.length === texts.length &&
+    value.every((item, index) => says(texts[index] as string, item))
+  );
+}
+
+/**
+ * The text the model sees for an MCP tool result, each piece of information once: text parts joined
+ * with newlines, other parts described (`[image image/png, 12 KB]`), and `structuredContent` as JSON
+ * only when the text parts do not already carry it (the MCP spec asks servers to mirror structured
+ * content as text for older clients: a text part that is its JSON, or FastMCP's text beside
+ * `{ "result": ... }`). Never throws.
  */
 export function convertResult(result: McpCallResult): string {
   const parts = Array.isArray(result.content) ? (result.content as unknown[]) : [];
-  let structured: string | undefined;
-  if (result.structuredContent !== undefined) {
-    try {
-      structured = JSON.stringify(result.structuredContent);
-    } catch {
-      structured = '[structured content that is not JSON]';
-    }
+  const lines = parts.map(describePart);
+  const texts = parts.flatMap((part, index) =>
+    typeof part === 'object' && part !== null && (part as Part).type === 'text' ? [lines[index] as string] : [],
+  );
+  if (result.structuredContent === undefined) return lines.join('\n');
+  let structured: string;
+  try {
+    if (carriedByText(result.structuredContent, texts)) return lines.join('\n');
+    structured = JSON.stringify(result.structuredContent);
+  } catch {
+    structured = '[structured content that is not JSON]';
   }
-  const lines: string[] = [];
-  for (const part of parts) {
-    const line = describePart(part);
-    const isText = typeof part === 'object' && part !== null && (part as Part).type === 'text';
-    if (isText && structured !== undefined && sameJson(line, structured)) continue;
-    lines.push(line);
-  }
-  if (structured !== undefined) lines.push(structured);
-  return lines.join('\n');
+  return [...lines, structured].join('\n');
 }

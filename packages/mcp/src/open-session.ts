@@ -7,8 +7,10 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { describeStderr } from './describe-stderr';
 import { ProcessGroupTransport } from './process-group-transport';
 import type { McpServerConfig } from './types';
+import { untrustedValidator } from './untrusted-validator';
 
 /** What Bridle tells servers about itself. */
 const CLIENT_INFO = { name: 'bridle', version: '0.1.0' };
@@ -54,13 +56,16 @@ function transportsFor(server: McpServerConfig, options: SessionOptions): (() =>
   return [streamable, sse];
 }
 
-function describeEnd(transport: Transport, fallback: string): string {
+/** How a session ended; `atStart`: it never completed the handshake (the server died starting). */
+function describeEnd(transport: Transport, fallback: string, atStart: boolean): string {
   if (transport instanceof ProcessGroupTransport) {
     const exit = transport.exitDescription;
-    const stderr = transport.stderrTail;
-    const last =
-      stderr === '' ? '' : `; its last stderr output: ${stderr.split('\n').slice(-3).join(' | ').slice(-300)}`;
-    return `${exit === undefined ? fallback : `its process ${exit}`}${last}`;
+    const stderr = atStart
+      ? describeStderr(transport.stderrHead, 'first')
+      : describeStderr(transport.stderrTail, 'last');
+    return [exit === undefined ? fallback : `its process ${exit}`, stderr === '' ? '' : `its stderr: ${stderr}`]
+      .filter((part) => part !== '')
+      .join('; ');
   }
   return fallback;
 }
@@ -81,12 +86,13 @@ async function attempt(
         }
       : { mode: 'legacy' },
     listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => options.onListChanged() } },
+    jsonSchemaValidator: untrustedValidator,
   });
   const session: Session = {
     client,
     transport,
     closed: false,
-    ended: () => describeEnd(transport, 'the connection closed'),
+    ended: () => describeEnd(transport, 'the connection closed', false),
   };
   client.onclose = () => {
     session.closed = true;
@@ -106,7 +112,7 @@ async function attempt(
     await Promise.race([client.connect(transport, { timeout: remaining }), timeout]);
     return session;
   } catch (error) {
-    const reason = session.closed || transport instanceof ProcessGroupTransport ? describeEnd(transport, '') : '';
+    const reason = session.closed || transport instanceof ProcessGroupTransport ? describeEnd(transport, '', true) : '';
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
     const message = errorMessage(error);

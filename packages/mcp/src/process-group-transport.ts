@@ -20,6 +20,7 @@ export interface ProcessGroupTransportOptions {
 }
 
 const STDERR_TAIL_BYTES = 2048;
+const STDERR_HEAD_CHARS = 4096;
 const TERM_GRACE_MS = 1500;
 /** How long stdout may stay open after the server exited (something it started holds it). */
 const EXIT_DRAIN_MS = 2000;
@@ -41,6 +42,7 @@ export class ProcessGroupTransport implements Transport {
   #chunks: Buffer[] = [];
   #pending = 0;
   #stderr = '';
+  #stderrHead = '';
   #exit: string | undefined;
   #closing = false;
   #queue: JSONRPCMessage[] = [];
@@ -76,6 +78,11 @@ export class ProcessGroupTransport implements Transport {
     return this.#stderr.trim();
   }
 
+  /** The first bytes the server wrote to stderr (why it died starting; redact before showing). */
+  get stderrHead(): string {
+    return this.#stderrHead.trim();
+  }
+
   start(): Promise<void> {
     if (this.#child !== undefined) throw new Error('ProcessGroupTransport already started');
     const { command, args, env, cwd } = this.#options;
@@ -109,7 +116,11 @@ export class ProcessGroupTransport implements Transport {
       child.stderr?.on('error', () => undefined);
       child.stdout?.on('data', (chunk: Buffer) => this.#read(chunk));
       child.stderr?.on('data', (chunk: Buffer) => {
-        this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+        const text = chunk.toString('utf8');
+        if (this.#stderrHead.length < STDERR_HEAD_CHARS) {
+          this.#stderrHead = (this.#stderrHead + text).slice(0, STDERR_HEAD_CHARS);
+        }
+        this.#stderr = (this.#stderr + text).slice(-STDERR_TAIL_BYTES);
       });
     });
   }

@@ -5,7 +5,7 @@ import { errorMessage, integerOption } from '@bridle/protocol/internal';
 import { ToolRegistry } from '@bridle/registry';
 import { type CallToolResult, Server } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
-import { runSerially } from './run-serially';
+import { BusyError, CallLimiter } from './call-limiter';
 
 /** Options of {@link serveMcp}. */
 export interface ServeMcpOptions {
@@ -16,8 +16,18 @@ export interface ServeMcpOptions {
   instructions?: string;
   /** Results longer than this are cut (head and tail kept, with a marker), as in Bridle's own loop. Default 100000. */
   maxResultChars?: number;
-  /** Bounds each call in milliseconds; the tool's signal aborts then. Default: no bound. */
+  /** Bounds each call in milliseconds, its wait for a turn included; the tool's signal aborts then. Default: no bound. */
   timeoutMs?: number;
+  /**
+   * Most tool calls running at once (read-only ones run concurrently, the others one at a time). Default 8.
+   * A workspace search starts a worker thread per call: this bounds the threads and their memory.
+   */
+  maxConcurrentCalls?: number;
+  /**
+   * Most calls waiting for their turn. Past it a call is refused at once with an `isError` result that
+   * starts with `Busy:`. Default 64.
+   */
+  maxQueuedCalls?: number;
   /** Default `process.stdin` / `process.stdout`. */
   stdin?: Readable;
   stdout?: Writable;
@@ -34,6 +44,8 @@ export interface McpServeHandle {
 
 /** Same default as the loop's `context.maxToolResultChars`. */
 const DEFAULT_MAX_RESULT_CHARS = 100_000;
+const DEFAULT_MAX_CONCURRENT_CALLS = 8;
+const DEFAULT_MAX_QUEUED_CALLS = 64;
 let connections = 0;
 
 function errorResult(text: string): CallToolResult {
@@ -57,17 +69,24 @@ function resultText(value: unknown, name: string): { text: string; isError: bool
  * tool is listed with its JSON Schema and annotations (`readOnlyHint`, `destructiveHint`,
  * `idempotentHint`); arguments are validated by the same registry as in Bridle's own loop before
  * `execute` runs, so a tool's jail and limits hold exactly as there. Refusals (invalid arguments, an
- * unknown tool, a tool that throws) are `isError` results with the loop's wording. Tools that are not
- * read-only run one at a time; approval is the MCP client's (its user sees the annotations).
+ * unknown tool, a tool that throws, a server too busy to queue the call) are `isError` results with the
+ * loop's wording. At most `maxConcurrentCalls` calls run at once, tools that are not read-only one at a
+ * time, and `maxQueuedCalls` wait; approval is the MCP client's (its user sees the annotations).
  * Throws `ConfigError` for invalid tools or options.
  */
 export function serveMcp(tools: readonly Tool[], options: ServeMcpOptions = {}): McpServeHandle {
   const registry = new ToolRegistry(tools);
   integerOption('maxResultChars', options.maxResultChars, undefined, { min: 1, where: 'serveMcp' });
   integerOption('timeoutMs', options.timeoutMs, undefined, { min: 1, where: 'serveMcp' });
+  const limiter = new CallLimiter(
+    integerOption('maxConcurrentCalls', options.maxConcurrentCalls, DEFAULT_MAX_CONCURRENT_CALLS, {
+      min: 1,
+      where: 'serveMcp',
+    }),
+    integerOption('maxQueuedCalls', options.maxQueuedCalls, DEFAULT_MAX_QUEUED_CALLS, { min: 0, where: 'serveMcp' }),
+  );
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   const runId = `mcp-${process.pid}-${++connections}`;
-  const serial = runSerially();
   const listed = registry.tools().map((tool) => {
     const readOnly = tool.readOnly === true;
     return {
@@ -109,11 +128,12 @@ export function serveMcp(tools: readonly Tool[], options: ServeMcpOptions = {}):
         idempotencyKey: `${runId}:${id}`,
       });
     try {
-      const value = await (tool.readOnly === true ? run() : serial(run));
+      const value = await limiter.run(run, { exclusive: tool.readOnly !== true, signal: controller.signal });
       const { text, isError } = resultText(value, name);
       const content = boundToolResult(text, maxResultChars);
       return { content: [{ type: 'text', text: content }], isError };
     } catch (error) {
+      if (error instanceof BusyError) return errorResult(error.message);
       const message = errorMessage(error);
       return errorResult(
         controller.signal.aborted && timer !== undefined && !signal.aborted

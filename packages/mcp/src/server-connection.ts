@@ -1,10 +1,11 @@
 import { ConfigError, type Tool, type ToolContext } from '@bridle/protocol';
 import { errorMessage } from '@bridle/protocol/internal';
-import { ToolRegistry } from '@bridle/registry';
-import { type Tool as McpTool, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { compileSchema, ToolRegistry, UNTRUSTED_SCHEMA } from '@bridle/registry';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { convertResult } from './convert-result';
 import { openSession, type Session } from './open-session';
 import { redact, secretValues } from './redact';
+import { isTimeout, isUnknownSession, unreachable } from './session-errors';
 import { mcpToolName } from './tool-name';
 import type { McpConnection, McpProgress, McpServerConfig, McpTrust } from './types';
 
@@ -21,10 +22,6 @@ interface Listing {
   tools: Tool[];
   fetchedAt: number;
   ttlMs: number | undefined;
-}
-
-function isTimeout(error: unknown): boolean {
-  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
 
 /**
@@ -114,14 +111,18 @@ export class ServerConnection implements McpConnection {
     await session.transport.close().catch(() => undefined);
   }
 
-  /** The live session, restarting a server that died, or that hung and does not answer a ping. */
-  async #ensureSession(): Promise<Session> {
+  /**
+   * The live session, restarting a server that died, or that hung, could not be reached or forgot the
+   * session, and does not answer a ping (by `deadline`, default `timeoutMs` from now).
+   */
+  async #ensureSession(deadline = Date.now() + this.#options.timeoutMs): Promise<Session> {
     if (this.#closed) throw new Error(`MCP server "${this.name}" is closed: connect again with connectMcp.`);
     const session = this.#session;
     if (session !== undefined && !session.closed) {
       if (!this.#suspect) return session;
       try {
-        await session.client.ping({ timeout: this.#options.timeoutMs });
+        // Half the time left: a live server answers a ping at once, and a restart needs the other half.
+        await session.client.ping({ timeout: Math.max(1, Math.floor((deadline - Date.now()) / 2)) });
         this.#suspect = false;
         return session;
       } catch {
@@ -147,12 +148,7 @@ export class ServerConnection implements McpConnection {
       (listing.ttlMs === undefined || Date.now() - listing.fetchedAt < listing.ttlMs);
     if (fresh) return listing.tools;
     try {
-      const session = await this.#ensureSession();
-      this.#listChanged = false;
-      const result = await session.client.listTools(undefined, {
-        timeout: this.#options.timeoutMs,
-        cacheMode: 'refresh',
-      });
+      const result = await this.#listTools();
       const ttl = (result as { ttlMs?: unknown }).ttlMs;
       const tools = this.#convert(result.tools);
       this.#listing = {
@@ -179,6 +175,20 @@ export class ServerConnection implements McpConnection {
     }
   }
 
+  /** `tools/list` on the live session; a session the server no longer knows is replaced once. */
+  async #listTools() {
+    for (let attempt = 1; ; attempt++) {
+      const session = await this.#ensureSession();
+      this.#listChanged = false;
+      try {
+        return await session.client.listTools(undefined, { timeout: this.#options.timeoutMs, cacheMode: 'refresh' });
+      } catch (error) {
+        if (!isUnknownSession(error, session) || attempt > 1) throw error;
+        await this.#drop(session);
+      }
+    }
+  }
+
   #convert(listed: readonly McpTool[]): Tool[] {
     const byName = new Map<string, string>();
     // The registry compiles a schema once per schema object: a refreshed list reuses the objects of
@@ -201,8 +211,10 @@ export class ServerConnection implements McpConnection {
       schemas.set(key, schema);
       const tool = this.#toBridleTool(name, mcpTool, schema);
       try {
-        // The very check the run's registry makes: a tool that passes here cannot break a run.
+        // The very check the run's registry makes: a tool that passes here cannot break a run. Its
+        // output schema is compiled as the SDK will compile it for each call (see untrustedValidator).
         new ToolRegistry([tool]);
+        if (mcpTool.outputSchema !== undefined) compileSchema(mcpTool.outputSchema, { untrusted: true });
       } catch (error) {
         this.#warn(`MCP server "${this.name}": tool "${mcpTool.name}" is skipped: ${errorMessage(error)}`);
         continue;
@@ -219,13 +231,15 @@ export class ServerConnection implements McpConnection {
     const readOnly = trust !== 'none' && hints.readOnlyHint === true;
     const requiresApproval = trust === 'none' || (trust === 'annotations' && !readOnly);
     const description = mcpTool.description ?? mcpTool.title ?? '';
-    const tool: Tool = {
+    const tool: Tool & { [UNTRUSTED_SCHEMA]: true } = {
       name,
       description: this.#redact(description),
       parameters,
       readOnly,
       requiresApproval,
       execute: (args, context) => this.#call(mcpTool, name, args, context),
+      // The server wrote this schema: its patterns are evaluated in linear time wherever it is checked.
+      [UNTRUSTED_SCHEMA]: true,
     };
     if (trust !== 'none' && hints.idempotentHint === true) tool.idempotent = true;
     return tool;
@@ -252,46 +266,96 @@ export class ServerConnection implements McpConnection {
     };
   }
 
+  /**
+   * `promise`, or a rejection naming the server once `deadline` passes or `signal` aborts (the promise
+   * goes on unobserved: a reconnect others may wait for).
+   */
+  async #beforeDeadline<T>(promise: Promise<T>, deadline: number, signal: AbortSignal): Promise<T> {
+    promise.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`MCP server "${this.name}" did not answer within ${this.#options.timeoutMs} ms`)),
+        Math.max(0, deadline - Date.now()),
+      );
+      onAbort = () => reject(new Error(`MCP server "${this.name}": the call was cancelled while it reconnected`));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([promise, late]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Calls a tool within `timeoutMs` in all (reconnecting included). A session the server no longer knows
+   * (HTTP 404 for its `Mcp-Session-Id`: the server restarted) is dropped and the call sent once more on a
+   * new session: the server ran nothing. A server that cannot be reached is checked again on the next call.
+   */
   async #call(mcpTool: McpTool, name: string, args: unknown, context: ToolContext): Promise<string> {
     const label = `MCP tool "${mcpTool.name}" on server "${this.name}"`;
     const { signal } = context;
     if (signal.aborted) throw new Error(`${label} was cancelled before it started.`);
-    let session: Session;
-    try {
-      session = await this.#ensureSession();
-    } catch (error) {
-      throw this.#fail(
-        `${errorMessage(error)} (while calling tool "${mcpTool.name}"; it is tried again on the next call)`,
-        error,
-      );
-    }
+    const deadline = Date.now() + this.#options.timeoutMs;
     const onprogress = this.#progress(name, context);
-    let result: Awaited<ReturnType<typeof session.client.callTool>>;
-    try {
-      result = await session.client.callTool(
-        { name: mcpTool.name, arguments: (args ?? {}) as Record<string, unknown> },
-        { signal, timeout: this.#options.timeoutMs, ...(onprogress === undefined ? {} : { onprogress }) },
-      );
-    } catch (error) {
-      if (signal.aborted) throw this.#fail(`${label} was cancelled (the server was told).`, error);
-      if (isTimeout(error)) {
-        this.#suspect = true;
+    for (let attempt = 1; ; attempt++) {
+      let session: Session;
+      try {
+        session = await this.#beforeDeadline(this.#ensureSession(deadline), deadline, signal);
+      } catch (error) {
         throw this.#fail(
-          `${label} did not answer within ${this.#options.timeoutMs} ms. The server is checked, and restarted if it does not answer, on the next call.`,
+          `${errorMessage(error)} (while calling tool "${mcpTool.name}"; it is tried again on the next call)`,
           error,
         );
       }
-      if (session.closed) {
-        throw this.#fail(
-          `MCP server "${this.name}" stopped during tool "${mcpTool.name}" (${session.ended()}). It is restarted on the next call.`,
-          error,
+      let result: Awaited<ReturnType<typeof session.client.callTool>>;
+      try {
+        result = await session.client.callTool(
+          { name: mcpTool.name, arguments: (args ?? {}) as Record<string, unknown> },
+          {
+            signal,
+            timeout: Math.max(1, deadline - Date.now()),
+            ...(onprogress === undefined ? {} : { onprogress }),
+          },
         );
+      } catch (error) {
+        if (signal.aborted) throw this.#fail(`${label} was cancelled (the server was told).`, error);
+        if (isUnknownSession(error, session)) {
+          await this.#drop(session);
+          this.#listChanged = true;
+          if (attempt === 1) continue;
+        }
+        if (isTimeout(error)) {
+          this.#suspect = true;
+          throw this.#fail(
+            `${label} did not answer within ${this.#options.timeoutMs} ms. The server is checked, and restarted if it does not answer, on the next call.`,
+            error,
+          );
+        }
+        if (session.closed) {
+          throw this.#fail(
+            `MCP server "${this.name}" stopped during tool "${mcpTool.name}" (${session.ended()}). It is restarted on the next call.`,
+            error,
+          );
+        }
+        const away = unreachable(error);
+        if (away !== undefined) {
+          this.#suspect = true;
+          throw this.#fail(
+            `MCP server "${this.name}" could not be reached while calling tool "${mcpTool.name}" (${away}). It is tried again on the next call.`,
+            error,
+          );
+        }
+        throw this.#fail(`${label} failed: ${errorMessage(error)}`, error);
       }
-      throw this.#fail(`${label} failed: ${errorMessage(error)}`, error);
+      const text = this.#redact(convertResult(result));
+      if (result.isError === true)
+        throw new Error(text === '' ? `${label} reported an error without a message.` : text);
+      return text;
     }
-    const text = this.#redact(convertResult(result));
-    if (result.isError === true) throw new Error(text === '' ? `${label} reported an error without a message.` : text);
-    return text;
   }
 
   async close(): Promise<void> {

@@ -31,14 +31,36 @@ describe('convertResult', () => {
     );
   });
 
-  it('adds structuredContent as JSON and drops a text part that only repeats it', () => {
+  it('adds structuredContent as JSON unless a text part already carries it', () => {
     expect(convertResult({ content: [{ type: 'text', text: '{ "sum": 3 }' }], structuredContent: { sum: 3 } })).toBe(
-      '{"sum":3}',
+      '{ "sum": 3 }',
     );
     expect(convertResult({ content: [{ type: 'text', text: 'three' }], structuredContent: { sum: 3 } })).toBe(
       'three\n{"sum":3}',
     );
     expect(convertResult({ structuredContent: [1, 2] })).toBe('[1,2]');
+  });
+
+  it("FastMCP's { result } beside the text it mirrors is sent once", () => {
+    const text = 'Forecast for Lyon: sunny';
+    expect(convertResult({ content: [{ type: 'text', text }], structuredContent: { result: text } })).toBe(text);
+    expect(convertResult({ content: [{ type: 'text', text: '21' }], structuredContent: { result: 21 } })).toBe('21');
+    expect(
+      convertResult({
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: '{"b": 1}' },
+        ],
+        structuredContent: { result: ['a', { b: 1 }] },
+      }),
+    ).toBe('a\n{"b": 1}');
+    // Information the text does not carry is kept.
+    expect(convertResult({ content: [{ type: 'text', text }], structuredContent: { result: 'rain' } })).toBe(
+      `${text}\n{"result":"rain"}`,
+    );
+    expect(convertResult({ content: [{ type: 'text', text }], structuredContent: { text } })).toBe(
+      `${text}\n{"text":"${text}"}`,
+    );
   });
 
   it('an empty or malformed result is empty text, never a throw', () => {

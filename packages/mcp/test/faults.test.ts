@@ -93,6 +93,23 @@ describe('connect failures name the server', () => {
     expect(error.message).not.toContain('tok-123456789');
   });
 
+  it('a server that dies starting shows the first lines of its stderr, not its last brace', async () => {
+    const missing = (await connectMcp(
+      { name: 'notes', command: process.execPath, args: [fixture('no-such-server.mjs')] },
+      { timeoutMs: 10_000 },
+    ).catch((caught: unknown) => caught)) as Error;
+    expect(missing.message).toMatch(
+      /^MCP server "notes" could not be connected: Connection closed \(its process exited with code 1; its stderr: node:internal\/modules\/[^|]+ \| Error: Cannot find module '.*no-such-server\.mjs'\)$/,
+    );
+    const thrown = (await connectMcp(
+      { name: 'github', command: process.execPath, args: ['-e', 'throw new Error("GITHUB_TOKEN is not set")'] },
+      { timeoutMs: 10_000 },
+    ).catch((caught: unknown) => caught)) as Error;
+    expect(thrown.message).toBe(
+      'MCP server "github" could not be connected: Connection closed (its process exited with code 1; its stderr: [eval]:1 | throw new Error("GITHUB_TOKEN is not set") | Error: GITHUB_TOKEN is not set)',
+    );
+  });
+
   it('bad shapes are ConfigErrors naming the server', async () => {
     await expect(connectMcp({ name: 'x', command: '' })).rejects.toThrow(ConfigError);
     await expect(connectMcp({ name: 'x', command: '' })).rejects.toThrow(
@@ -152,7 +169,7 @@ describe('process groups', () => {
     await expect(find(tools, 'v1__pid').execute({}, context())).rejects.toThrow('MCP server "v1" is closed');
   });
 
-  it("the owner's exit kills the server's whole process group", () => {
+  it("the owner's exit kills the server's whole process group", async () => {
     const result = spawnSync(
       process.execPath,
       ['--conditions=@bridle/source', '--import', 'tsx', fixture('owner.mts')],
@@ -165,7 +182,10 @@ describe('process groups', () => {
     const { server, grandchild } = JSON.parse(result.stdout.trim().split('\n').at(-1) as string);
     expect(server).toBeGreaterThan(0);
     expect(grandchild).toBeGreaterThan(0);
-    // The 'exit' hook sent SIGKILL synchronously: nothing is left to wait for.
+    // The 'exit' hook sent SIGKILL to the group before the owner exited. The kernel delivers it asynchronously
+    // (on a loaded machine a killed process can still be seen running for a moment), so wait for both to go;
+    // without the hook they would live on and this would time out.
+    await until(() => !alive(server) && !alive(grandchild));
     expect([alive(server), alive(grandchild)]).toEqual([false, false]);
   });
 });

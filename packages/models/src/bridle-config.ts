@@ -2,6 +2,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError, describeValue } from '@bridle/protocol';
 import { displayText } from './display-text';
 import { parseModelId } from './parse-model-id';
+import { parsePermissionRule } from './permission-rule';
 
 /** A command preset as `commandTool` of `@bridle/workspace-tools` takes it. */
 export interface ConfigCommandPreset {
@@ -13,7 +14,12 @@ export interface ConfigCommandPreset {
   env?: string[];
   timeoutMs?: number;
   maxOutputBytes?: number;
+  /** Run in the sandbox (bubblewrap): no network, writes only inside the workspace. */
+  sandbox?: boolean;
 }
+
+/** The sandbox setting: `true`, or its options. Offers the `shell` tool (see `bridle --sandbox`). */
+export type ConfigSandbox = boolean | { network?: boolean; env?: string[] };
 
 /** An MCP server as in `.mcp.json`: a command to spawn, or a URL. */
 export type ConfigMcpServer =
@@ -39,6 +45,17 @@ export interface BridleConfig {
   store?: string;
   maxSteps?: number;
   maxCostUsd?: number;
+  sandbox?: ConfigSandbox;
+  /**
+   * Approval rules (`bridle permissions` explains them): calls they cover run without a question. A folder's
+   * rules apply only once the folder is trusted; a rule never covers a protected path.
+   */
+  permissions?: ConfigPermissions;
+}
+
+/** The `permissions` setting: rules as written, e.g. `edit_file(src/**)`, `run_command(test)`. */
+export interface ConfigPermissions {
+  allow?: string[];
 }
 
 const TOP_KEYS = [
@@ -51,8 +68,11 @@ const TOP_KEYS = [
   'store',
   'maxSteps',
   'maxCostUsd',
+  'sandbox',
+  'permissions',
 ];
-const PRESET_KEYS = ['executable', 'args', 'params', 'cwd', 'env', 'timeoutMs', 'maxOutputBytes'];
+const PRESET_KEYS = ['executable', 'args', 'params', 'cwd', 'env', 'timeoutMs', 'maxOutputBytes', 'sandbox'];
+const SANDBOX_KEYS = ['network', 'env'];
 const STDIO_KEYS = ['type', 'command', 'args', 'env', 'cwd'];
 const URL_KEYS = ['type', 'url', 'headers'];
 const APPROVALS: readonly string[] = ['ask', 'yes', 'deny'];
@@ -62,7 +82,7 @@ class Checker {
 
   fail(field: string, problem: string): never {
     throw new ConfigError(
-      `${displayText(this.path)}: ${field === '' ? 'the file' : `"${displayText(field)}"`} ${problem}. Fix the file: its shape is { model?, skill?, workspace?, presets?, mcpServers?, approval?, store?, maxSteps?, maxCostUsd? }.`,
+      `${displayText(this.path)}: ${field === '' ? 'the file' : `"${displayText(field)}"`} ${problem}. Fix the file: its shape is { model?, skill?, workspace?, presets?, mcpServers?, approval?, store?, maxSteps?, maxCostUsd?, sandbox?, permissions? }.`,
     );
   }
 
@@ -108,6 +128,11 @@ class Checker {
   positiveInteger(field: string, value: unknown): number {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
       this.fail(field, `must be a positive integer, got ${describeValue(value)}`);
+    return value;
+  }
+
+  boolean(field: string, value: unknown): boolean {
+    if (typeof value !== 'boolean') this.fail(field, `must be true or false, got ${describeValue(value)}`);
     return value;
   }
 
@@ -179,6 +204,30 @@ export function parseBridleConfig(text: string, path: string): BridleConfig {
   if (record.store !== undefined) config.store = check.string('store', record.store);
   if (record.maxSteps !== undefined) config.maxSteps = check.positiveInteger('maxSteps', record.maxSteps);
   if (record.maxCostUsd !== undefined) config.maxCostUsd = check.positiveNumber('maxCostUsd', record.maxCostUsd);
+  if (record.sandbox !== undefined) {
+    if (typeof record.sandbox === 'boolean') config.sandbox = record.sandbox;
+    else {
+      const sandbox = check.object('sandbox', record.sandbox, SANDBOX_KEYS);
+      config.sandbox = {
+        ...(sandbox.network === undefined ? {} : { network: check.boolean('sandbox.network', sandbox.network) }),
+        ...(sandbox.env === undefined ? {} : { env: check.strings('sandbox.env', sandbox.env) }),
+      };
+    }
+  }
+  if (record.permissions !== undefined) {
+    const permissions = check.object('permissions', record.permissions, ['allow']);
+    if (permissions.allow !== undefined) {
+      const allow = check.strings('permissions.allow', permissions.allow);
+      allow.forEach((rule, index) => {
+        try {
+          parsePermissionRule(rule);
+        } catch (error) {
+          check.fail(`permissions.allow[${index}]`, (error as Error).message.replace(/\.$/, ''));
+        }
+      });
+      config.permissions = { allow: allow.map((rule) => rule.trim()) };
+    } else config.permissions = {};
+  }
   return config;
 }
 
@@ -198,6 +247,7 @@ function checkPreset(check: Checker, field: string, raw: unknown): ConfigCommand
   if (record.timeoutMs !== undefined) preset.timeoutMs = check.positiveInteger(`${field}.timeoutMs`, record.timeoutMs);
   if (record.maxOutputBytes !== undefined)
     preset.maxOutputBytes = check.positiveInteger(`${field}.maxOutputBytes`, record.maxOutputBytes);
+  if (record.sandbox !== undefined) preset.sandbox = check.boolean(`${field}.sandbox`, record.sandbox);
   return preset;
 }
 

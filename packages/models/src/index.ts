@@ -3,6 +3,8 @@ export {
   type BridleConfig,
   type ConfigCommandPreset,
   type ConfigMcpServer,
+  type ConfigPermissions,
+  type ConfigSandbox,
   parseBridleConfig,
 } from './bridle-config';
 export { bridleConfigDir } from './config-dir';
@@ -33,6 +35,19 @@ export {
 export { type LoadWorkspaceEnvOptions, type LoadWorkspaceEnvResult, loadWorkspaceEnv } from './load-workspace-env';
 export { checkModelPrice, type ModelPrice, modelPrices, type PublishedModelPrice } from './model-prices';
 export { type ModelProvider, type ModelSpec, parseModelId } from './parse-model-id';
+export {
+  formatPermissionRule,
+  MAX_PERMISSION_RULE_CHARS,
+  type PermissionRule,
+  parsePermissionRule,
+} from './permission-rule';
+export {
+  type PermissionList,
+  permissionsPath,
+  type RememberedRule,
+  readPermissionList,
+  updatePermissionList,
+} from './permissions-store';
 export { PROJECT_CONFIG_FILE, PROJECT_MCP_FILE } from './project-files';
 export { MAX_PROJECT_FILE_BYTES } from './read-project-file';
 export { type ResolveModelOptions, resolveModel } from './resolve-model';

@@ -183,10 +183,13 @@ function readUserConfig(path: string): string | undefined {
   }
 }
 
-/** `over` wins field by field; presets and MCP servers merge by name. */
+/** `over` wins field by field; presets and MCP servers merge by name; permission rules add up. */
 export function mergeConfig(base: BridleConfig, over: BridleConfig): BridleConfig {
   const merged: BridleConfig = { ...base, ...over };
   if (base.presets || over.presets) merged.presets = { ...base.presets, ...over.presets };
   if (base.mcpServers || over.mcpServers) merged.mcpServers = { ...base.mcpServers, ...over.mcpServers };
+  // Rules add up: the user's and each trusted folder's.
+  if (base.permissions || over.permissions)
+    merged.permissions = { allow: [...(base.permissions?.allow ?? []), ...(over.permissions?.allow ?? [])] };
   return merged;
 }

@@ -97,7 +97,7 @@ export function describeProjectFiles(files: ProjectFiles): string[] {
     for (const [name, preset] of Object.entries(config.presets ?? {})) {
       const params = Object.keys(preset.params ?? {});
       lines.push(
-        `command preset ${displayText(name)}: runs ${[preset.executable, ...(preset.args ?? [])].map(displayText).join(' ')}${params.length > 0 ? ` + model-chosen ${params.map(displayText).join(', ')}` : ''}${preset.env?.length ? ` (passes ${preset.env.map(displayText).join(', ')})` : ''}`,
+        `command preset ${displayText(name)}: runs ${[preset.executable, ...(preset.args ?? [])].map(displayText).join(' ')}${params.length > 0 ? ` + model-chosen ${params.map(displayText).join(', ')}` : ''}${preset.env?.length ? ` (passes ${preset.env.map(displayText).join(', ')})` : ''}${preset.sandbox ? ' in the sandbox' : ''}`,
       );
     }
     for (const [name, server] of Object.entries(config.mcpServers ?? {})) lines.push(describeServer(name, server));
@@ -109,9 +109,18 @@ export function describeProjectFiles(files: ProjectFiles): string[] {
       }[config.approval];
       lines.push(`approval: ${config.approval} (${meaning})`);
     }
+    for (const rule of config.permissions?.allow ?? [])
+      lines.push(`permission: runs ${displayText(rule)} WITHOUT asking (never on a protected path)`);
     if (config.store !== undefined) lines.push(`store: ${displayText(config.store)}`);
     if (config.maxSteps !== undefined) lines.push(`maxSteps: ${config.maxSteps}`);
     if (config.maxCostUsd !== undefined) lines.push(`maxCostUsd: ${config.maxCostUsd}`);
+    if (config.sandbox !== undefined && config.sandbox !== false) {
+      const network = typeof config.sandbox === 'object' && config.sandbox.network === true;
+      const env = typeof config.sandbox === 'object' ? (config.sandbox.env ?? []) : [];
+      lines.push(
+        `sandbox: offers the shell tool (bash in bubblewrap, ${network ? 'WITH the network' : 'no network'})${env.length > 0 ? ` (passes ${env.map(displayText).join(', ')})` : ''}`,
+      );
+    }
     if (lines.length === 0) lines.push(`${displayText(files.config?.path ?? '')}: sets nothing`);
   }
   if (files.mcp !== undefined) lines.push(...describeMcpFile(files.mcp));

@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { ConfigError, describeValue } from '@bridle/protocol';
-import { lock } from 'proper-lockfile';
 import { displayText } from './display-text';
+import { updateLockedJsonFile } from './locked-json-file';
 
 /** The answer remembered for one folder. */
 export interface TrustDecision {
@@ -20,9 +18,6 @@ export interface TrustList {
   version: 1;
   folders: Record<string, TrustDecision>;
 }
-
-/** How long a writer waits for another one before giving up, in milliseconds. */
-const LOCK_TIMEOUT_MS = 10_000;
 
 function corrupt(path: string, problem: string, cause?: unknown): ConfigError {
   return new ConfigError(
@@ -75,58 +70,11 @@ export function readTrustList(path: string): TrustList {
 }
 
 /**
- * Changes `trusted.json` safely when several Bridle processes do it at once: under a lock
- * (`trusted.json.lock`, a folder made by `proper-lockfile`, kept fresh while held and taken over once it
- * is 10 s stale), it reads the current list, applies `change`, and replaces the file atomically (written
- * to a temporary file, synced, renamed). So no answer is lost and a reader never sees half a file.
- * Creates the folder (mode 700) and the file (mode 600). Rejects with `ConfigError` when the list is
- * corrupt (it is not overwritten) or the lock cannot be had within 10 s.
+ * Changes `trusted.json` safely when several Bridle processes do it at once (see {@link updateLockedJsonFile}):
+ * reads the current list under a lock, applies `change`, and replaces the file atomically, so no answer is lost
+ * and a reader never sees half a file. Rejects with `ConfigError` when the list is corrupt (it is not
+ * overwritten) or the lock cannot be had within 10 s.
  */
 export async function updateTrustList(path: string, change: (list: TrustList) => void): Promise<TrustList> {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const release = await acquire(path);
-  try {
-    const list = readTrustList(path);
-    change(list);
-    const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    const fd = openSync(temporary, 'wx', 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify(list, null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      renameSync(temporary, path);
-    } catch (error) {
-      rmSync(temporary, { force: true });
-      throw error;
-    }
-    return list;
-  } finally {
-    await release();
-  }
-}
-
-async function acquire(path: string): Promise<() => Promise<void>> {
-  const lockfilePath = `${path}.lock`;
-  try {
-    return await lock(path, {
-      lockfilePath,
-      realpath: false,
-      stale: LOCK_TIMEOUT_MS,
-      // About 10 s of waiting in all, backing off from 5 ms to 100 ms.
-      retries: { retries: 150, minTimeout: 5, maxTimeout: 100, factor: 1.3 },
-      onCompromised: () => {
-        // Another process took the lock over after it went stale (this one stalled for 10 s); the
-        // rename below is still atomic, so the file stays whole.
-      },
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-    throw new ConfigError(
-      `Cannot update ${displayText(path)}: another bridle process has held ${displayText(lockfilePath)} for more than ${LOCK_TIMEOUT_MS / 1000}s. If no other bridle is running, delete that folder.`,
-      { cause: error },
-    );
-  }
+  return await updateLockedJsonFile(path, readTrustList, change);
 }

@@ -50,6 +50,28 @@ describe('parseBridleConfig', () => {
     expect(parseBridleConfig('{"skill":"analyst"}', path)).toEqual({ skill: ['analyst'] });
   });
 
+  it('reads the sandbox setting and sandboxed presets, and names a wrong one', () => {
+    expect(
+      parseBridleConfig(
+        JSON.stringify({
+          sandbox: { network: true, env: ['NPM_TOKEN'] },
+          presets: { test: { executable: 'npm', args: ['test'], sandbox: true } },
+        }),
+        path,
+      ),
+    ).toEqual({
+      sandbox: { network: true, env: ['NPM_TOKEN'] },
+      presets: { test: { executable: 'npm', args: ['test'], sandbox: true } },
+    });
+    expect(parseBridleConfig('{"sandbox": true}', path)).toEqual({ sandbox: true });
+    expect(error({ sandbox: 'yes' })).toContain('"sandbox" must be an object, got "yes"');
+    expect(error({ sandbox: { network: 'on' } })).toContain('"sandbox.network" must be true or false, got "on"');
+    expect(error({ sandbox: { net: true } })).toContain('"sandbox.net" is not a known key (use network, env)');
+    expect(error({ presets: { t: { executable: 'x', sandbox: 1 } } })).toContain(
+      '"presets.t.sandbox" must be true or false, got number 1',
+    );
+  });
+
   it('names the file and the field for unknown keys at every level', () => {
     expect(error({ modle: 'x' })).toMatch(
       /^\/repo\/bridle\.config\.json: "modle" is not a known key \(use model, skill,/,

@@ -229,3 +229,30 @@ describe('loadProjectConfig', () => {
     });
   });
 });
+
+describe('the trust question for a sandbox setting', () => {
+  it('says the shell tool is offered, whether with the network, and which presets run in the sandbox', async () => {
+    const { describeProjectFiles } = await import('../src/project-files');
+    const config = {
+      sandbox: { network: true, env: ['NPM_TOKEN'] },
+      presets: { test: { executable: 'npm', args: ['test'], sandbox: true } },
+    };
+    const path = '/repo/bridle.config.json';
+    const files = { config: { path, bytes: Buffer.from(JSON.stringify(config)) } };
+    expect(describeProjectFiles(files as never)).toEqual([
+      'command preset test: runs npm test in the sandbox',
+      'sandbox: offers the shell tool (bash in bubblewrap, WITH the network) (passes NPM_TOKEN)',
+    ]);
+  });
+
+  it("a folder's permission rules apply only once trusted, add to the user's, and the review lists them", async () => {
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ permissions: { allow: ['run_command(test)'] } }));
+    writeFileSync(join(repo, 'bridle.config.json'), JSON.stringify({ permissions: { allow: ['edit_file'] } }));
+    const untrusted = await load();
+    expect(untrusted.result.config.permissions).toEqual({ allow: ['run_command(test)'] });
+    const trusted = await load({ ask: async () => true });
+    expect(trusted.asked[0]?.lines).toEqual(['permission: runs edit_file WITHOUT asking (never on a protected path)']);
+    expect(trusted.result.config.permissions).toEqual({ allow: ['run_command(test)', 'edit_file'] });
+  });
+});

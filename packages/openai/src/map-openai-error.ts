@@ -1,6 +1,6 @@
 import { type ProviderErrorCode, parseRetryAfter } from '@bridle/protocol';
 import { codeForStatus, mapClientError, providerError } from '@bridle/protocol/internal';
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { APIError } from 'openai';
 
 const CONTEXT_LENGTH =
   /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|reduce the length/i;
@@ -20,12 +20,26 @@ export function codeForErrorType(type: string | null | undefined, message: strin
   return 'server';
 }
 
+/** The SDK's error classes (its module, loaded with the first request). */
+export type OpenAIErrorClasses = Pick<
+  typeof import('openai'),
+  'APIUserAbortError' | 'APIConnectionTimeoutError' | 'APIConnectionError' | 'APIError'
+>;
+
 /**
  * Turns whatever the SDK threw into what the adapter rejects with: the abort reason when `signal` is aborted
  * (never a ProviderError), a `ProviderError` for API, connection and stream failures, anything else unchanged.
- * Connection failures name `url`, the endpoint that was tried (without credentials).
+ * Connection failures name `url`, the endpoint that was tried (without credentials). `sdk` gives the SDK's error
+ * classes.
  */
-export function mapOpenAIError(error: unknown, signal: AbortSignal, provider: string, url: string): unknown {
+export function mapOpenAIError(
+  error: unknown,
+  signal: AbortSignal,
+  provider: string,
+  url: string,
+  sdk: OpenAIErrorClasses,
+): unknown {
+  const { APIUserAbortError, APIConnectionTimeoutError, APIConnectionError, APIError } = sdk;
   return mapClientError(error, {
     signal,
     provider,

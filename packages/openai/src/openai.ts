@@ -1,9 +1,10 @@
 import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '@bridle/protocol';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { callSignal } from './call-signal';
 import { toChatBody } from './chat-request';
 import { fromChatResult } from './chat-result';
 import { readChatStream } from './chat-stream';
+import { loadOpenAISdk, type OpenAISdk } from './load-openai-sdk';
 import { mapOpenAIError } from './map-openai-error';
 import { type OpenAIOptions, resolveOpenAIOptions } from './resolve-openai-options';
 import { toResponsesBody } from './responses-request';
@@ -25,13 +26,23 @@ import { readResponsesStream } from './responses-stream';
  */
 export function openai(options: OpenAIOptions): Model {
   const resolved = resolveOpenAIOptions(options);
-  const client =
-    options.client ?? new OpenAI({ apiKey: resolved.apiKey ?? null, baseURL: resolved.baseURL ?? null, maxRetries: 0 });
   const { provider } = resolved;
   const settings = { provider, model: resolved.model };
-  const baseURL = client.baseURL.replace(/\/+$/, '');
-  const url = `${baseURL}/${resolved.api === 'responses' ? 'responses' : 'chat/completions'}`;
+  // The SDK is imported with the first request (see loadOpenAISdk); options were checked above, without it.
+  let ready: Promise<{ sdk: OpenAISdk; client: OpenAI; url: string }> | undefined;
+  const connect = () => {
+    ready ??= loadOpenAISdk().then((sdk) => {
+      const client =
+        options.client ??
+        new sdk.default({ apiKey: resolved.apiKey ?? null, baseURL: resolved.baseURL ?? null, maxRetries: 0 });
+      const baseURL = client.baseURL.replace(/\/+$/, '');
+      return { sdk, client, url: `${baseURL}/${resolved.api === 'responses' ? 'responses' : 'chat/completions'}` };
+    });
+    return ready;
+  };
+
   async function generate(request: ModelRequest): Promise<ModelResponse> {
+    const { sdk, client, url } = await connect();
     const call = callSignal(request.signal);
     const requestOptions = { signal: call.signal, maxRetries: 0 };
     try {
@@ -42,13 +53,14 @@ export function openai(options: OpenAIOptions): Model {
       const result = await client.chat.completions.create(toChatBody(request, resolved), requestOptions);
       return fromChatResult(result, settings);
     } catch (error) {
-      throw mapOpenAIError(error, request.signal, provider, url);
+      throw mapOpenAIError(error, request.signal, provider, url, sdk);
     } finally {
       call.release();
     }
   }
 
   async function* stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+    const { sdk, client, url } = await connect();
     const call = callSignal(request.signal);
     const requestOptions = { signal: call.signal, maxRetries: 0 };
     try {
@@ -66,7 +78,7 @@ export function openai(options: OpenAIOptions): Model {
         yield* readChatStream(chunks, request.signal, settings);
       }
     } catch (error) {
-      throw mapOpenAIError(error, request.signal, provider, url);
+      throw mapOpenAIError(error, request.signal, provider, url, sdk);
     } finally {
       call.release();
     }

@@ -1,3 +1,10 @@
+export {
+  type ApprovalView,
+  type ApprovalViewField,
+  type ApprovalViewOptions,
+  approvalView,
+  isWholeArgumentKey,
+} from './approval-view';
 export { assertTranscript } from './assert-transcript';
 export { describeValue } from './describe-value';
 export {
@@ -12,8 +19,12 @@ export {
 } from './errors';
 export { isJsonValue, jsonValueProblem } from './json-value';
 export { abortReason, isNetworkFailure, parseRetryAfter } from './provider-helpers';
+export type { LedgerDay, LedgerReservation, QuotaLedger } from './quota-ledger';
 export type {
+  ApprovalDecidedBody,
+  ApprovalRequestedBody,
   EventBase,
+  InputBody,
   ModelEndBody,
   ModelErrorBody,
   ModelStartBody,
@@ -22,21 +33,33 @@ export type {
   RunEventBody,
   RunEventOf,
   RunEventType,
+  RunManifest,
   RunStartBody,
   TextDeltaBody,
   ToolEndBody,
   ToolStartBody,
 } from './run-event';
+export type { RunSignal, RunSignalChannel } from './run-signal';
 export type { RunState } from './run-state';
+export type { Sandbox, SandboxCommand, SandboxResult } from './sandbox';
 export type {
+  AcquireLeaseOptions,
+  AcquireLeaseResult,
+  AppendOptions,
+  ClaimOrphansOptions,
   ListRunsQuery,
   ListSessionsQuery,
+  ReadEventsQuery,
+  RunLease,
   RunSummary,
+  RunsOverview,
+  RunsOverviewQuery,
   SessionSummary,
   Store,
   StoredRun,
   StoredSession,
 } from './store';
+export { DEFAULT_TENANT, MAX_TITLE_CHARS } from './store';
 export type {
   AssistantMessage,
   FinishReason,

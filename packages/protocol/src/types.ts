@@ -88,6 +88,12 @@ export interface ToolContext {
    * the system it changes (as an idempotency key) and not do the same thing twice.
    */
   idempotencyKey: string;
+  /**
+   * Counts usage this call spent outside the run (a remote agent's model calls, say) as the run's own: budgets
+   * see it before the next model call, and the call's `tool_end` carries it. Set by `@bridle/core`'s loop;
+   * absent where a tool runs without one (call it as `context.addUsage?.(usage)`).
+   */
+  addUsage?(usage: Usage): void;
 }
 
 /** A tool the harness can execute. Plain objects work: no base class needed. */
@@ -103,6 +109,16 @@ export interface Tool<A = unknown, R = unknown> extends ToolDefinition {
    * interrupted call only for such tools; the others get an `Interrupted: ...` error result.
    */
   idempotent?: boolean;
+  /**
+   * With `requiresApproval`: how long a person has to decide a call of this tool, in ms (overrides the run's
+   * `approvalTimeoutMs`). When it passes undecided, the call is denied (see `autoApproveOnTimeout`).
+   */
+  approvalTimeoutMs?: number;
+  /**
+   * With a deadline: a call still undecided when it passes runs instead of being denied. Only for tools that are
+   * safe to run unattended; default false (a passed deadline denies, failing closed).
+   */
+  autoApproveOnTimeout?: boolean;
 }
 
 /**

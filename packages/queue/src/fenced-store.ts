@@ -1,17 +1,38 @@
-import type { Store } from '@bridle/protocol';
+import type { RunEvent, Store } from '@bridle/protocol';
 
 /**
  * A view of the shared store for one job. Once `fence()` is called, appends are refused: the run stops at
  * its next journal write as if its process had died (core rejects with `JournalError`), so nothing it does
  * after a hand-back (an abort's `run_end`) reaches the journal and another worker resumes it cleanly.
  */
-export function fencedStore(store: Store): { store: Store; fence(reason: string): void } {
+export function fencedStore(
+  store: Store,
+  runStart: { tenant?: string; by?: string } = {},
+): { store: Store; fence(reason: string): void } {
   let fenced: string | undefined;
+  // The job's tenant and key name go into each run_start it journals (none given: events pass as they are).
+  const stamp =
+    runStart.tenant === undefined && runStart.by === undefined
+      ? undefined
+      : (event: RunEvent): RunEvent => (event.type === 'run_start' ? { ...event, ...runStart } : event);
   const view: Store = {
-    appendEvents: (runId, events) =>
-      fenced === undefined ? store.appendEvents(runId, events) : Promise.reject(new Error(fenced)),
+    appendEvents: (runId, events, options) =>
+      fenced === undefined
+        ? store.appendEvents(runId, stamp === undefined ? events : events.map(stamp), options)
+        : Promise.reject(new Error(fenced)),
     readRun: (runId) => store.readRun(runId),
     listRuns: (query) => store.listRuns(query),
+    // The run's lease: its token fences the job's appends in the store itself, against any other worker.
+    ...(store.acquireLease && { acquireLease: store.acquireLease.bind(store) }),
+    ...(store.renewLease && { renewLease: store.renewLease.bind(store) }),
+    ...(store.releaseLease && { releaseLease: store.releaseLease.bind(store) }),
+    // Signals reach the run through the store as well as through Redis (the run hears each once).
+    ...(store.sendRunSignal && store.listenRunSignals
+      ? {
+          sendRunSignal: store.sendRunSignal.bind(store),
+          listenRunSignals: store.listenRunSignals.bind(store),
+        }
+      : {}),
     getSession: (id) => store.getSession(id),
     saveSession: (session) => store.saveSession(session),
     deleteSession: (id) => store.deleteSession(id),

@@ -32,13 +32,40 @@ export interface RunJobSpec {
   /** The run's id in the store (default: a new UUID). Jobs with the same `runId` continue the same journal. */
   runId?: string;
   /**
-   * Decisions on the pending calls of paused run `runId` (`{ <callId>: true | false }`, as `resumeRun` takes
-   * them): the job resumes that run from the store instead of starting one, so it has no `prompt` or
-   * `messages`. Its job id is the run id and a digest of the decisions: the same decisions enqueued again add
-   * nothing. A worker refuses it (the job fails, naming why) when those calls are no longer pending.
+   * Decisions on the pending calls of paused run `runId` (`{ <callId>: true | false | { approved, digest } }`,
+   * as `resumeRun` takes them; `digest` names the pending call a decision was made on): the job resumes that
+   * run from the store instead of starting one, so it has no `prompt` or `messages`. Its job id is the run id
+   * and a digest of the decisions: the same decisions enqueued again add nothing. A worker refuses it (the
+   * job fails, naming why) when those calls are no longer pending, or a digest is not the pending call's.
    */
-  approvals?: Record<string, boolean>;
+  approvals?: Record<string, JobDecision>;
+  /**
+   * The tenant the run belongs to (a server's API keys): journaled in each `run_start` the job writes, so
+   * the server shows the run only to that tenant. Absent: tenant `default`.
+   */
+  tenant?: string;
+  /** Who started the run, or decided its approvals: an API key's name, journaled in the `run_start`. */
+  by?: string;
+  /**
+   * The tenant's quotas (a server with named keys sets them): the worker checks each model call of the run
+   * against them before the call, reserving its estimate in the counters every server and worker of the
+   * deployment share (Redis, under the queue's prefix), and reconciles after. `{}` counts without limits.
+   */
+  quotas?: JobQuotas;
 }
+
+/** The quotas a job's run is held to (see `quotaGate` of @bridle/core); each absent: none. */
+export interface JobQuotas {
+  tokensPerDay?: number;
+  costUsdPerDay?: number;
+  costUsdPerRun?: number;
+}
+
+/**
+ * A decision in an approvals job: `true` / `false`, or `{ approved, digest }` bound to one pending call; `by`
+ * names who decided (journaled in `approval_decided`, at most 256 characters).
+ */
+export type JobDecision = boolean | { approved: boolean; digest?: string; by?: string };
 
 /** A job's data in Redis: the spec with its run id fixed, and a version for workers of other releases. */
 export interface RunJobData extends RunJobSpec {
@@ -64,7 +91,22 @@ const KEYS = new Set([
   'sessionId',
   'runId',
   'approvals',
+  'tenant',
+  'by',
+  'quotas',
 ]);
+const QUOTA_KEYS = ['tokensPerDay', 'costUsdPerDay', 'costUsdPerRun'];
+
+function checkQuotas(quotas: unknown): void {
+  const valid =
+    typeof quotas === 'object' &&
+    quotas !== null &&
+    !Array.isArray(quotas) &&
+    Object.entries(quotas).every(
+      ([key, value]) => QUOTA_KEYS.includes(key) && typeof value === 'number' && Number.isFinite(value) && value >= 0,
+    );
+  if (!valid) fail('quotas', `an object of ${QUOTA_KEYS.join(', ')} (non-negative numbers)`, quotas);
+}
 
 function fail(field: string, expected: string, value: unknown): never {
   throw new ConfigError(`Invalid run job: ${field} must be ${expected}, got ${describeValue(value)}.`);
@@ -82,12 +124,24 @@ const MAX_DECISIONS = 1000;
 function checkApprovals(approvals: unknown): void {
   const entries =
     typeof approvals === 'object' && approvals !== null && !Array.isArray(approvals) ? Object.entries(approvals) : [];
-  if (
-    entries.length === 0 ||
-    entries.length > MAX_DECISIONS ||
-    entries.some(([, decision]) => typeof decision !== 'boolean')
-  )
-    fail('approvals', `an object of 1 to ${MAX_DECISIONS} decisions by call id (true or false)`, approvals);
+  if (entries.length === 0 || entries.length > MAX_DECISIONS || !entries.every(([, decision]) => isDecision(decision)))
+    fail(
+      'approvals',
+      `an object of 1 to ${MAX_DECISIONS} decisions by call id (true, false or { approved, digest?, by? })`,
+      approvals,
+    );
+}
+
+function isDecision(value: unknown): boolean {
+  if (typeof value === 'boolean') return true;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { approved, digest, by, ...rest } = value as { approved?: unknown; digest?: unknown; by?: unknown };
+  return (
+    typeof approved === 'boolean' &&
+    (digest === undefined || typeof digest === 'string') &&
+    (by === undefined || (typeof by === 'string' && by.length <= 256)) &&
+    Object.keys(rest).length === 0
+  );
 }
 
 /**
@@ -137,6 +191,13 @@ export function toSizedJobData(spec: RunJobSpec, maxPayloadBytes: number): { dat
     if (!hasPrompt && !Array.isArray(spec.messages)) fail('messages', 'an array of messages', spec.messages);
   }
   if (typeof spec.model !== 'string' || spec.model.trim() === '') fail('model', 'a model id string', spec.model);
+  for (const key of ['tenant', 'by'] as const)
+    if (
+      spec[key] !== undefined &&
+      (typeof spec[key] !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/.test(spec[key]))
+    )
+      fail(key, "1 to 64 letters, digits, '.', '_', ':' or '-'", spec[key]);
+  if (spec.quotas !== undefined) checkQuotas(spec.quotas);
   for (const key of ['skill', 'system', 'sessionId'] as const)
     if (spec[key] !== undefined && typeof spec[key] !== 'string') fail(key, 'a string', spec[key]);
   if (spec.stream !== undefined && typeof spec.stream !== 'boolean') fail('stream', 'a boolean', spec.stream);

@@ -43,9 +43,9 @@ export class ModelErrorRetry {
   journal(store: Store): Store {
     return {
       ...store,
-      appendEvents: (runId, events) => {
+      appendEvents: (runId, events, options) => {
         const kept = events.filter((event) => !this.holds(event));
-        return kept.length === 0 ? Promise.resolve() : store.appendEvents(runId, kept);
+        return kept.length === 0 ? Promise.resolve() : store.appendEvents(runId, kept, options);
       },
     };
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigError, describeValue, type Model, type ModelRequest, ProviderError } from '@bridle/protocol';
+import { redactCredentials } from '@bridle/protocol/internal';
 import type { Redis } from 'ioredis';
 import { queueKeys } from './names';
 
@@ -118,14 +119,16 @@ export class ModelGate {
   /** `model`, with each call waiting for {@link acquire}, and a 429 with Retry-After pausing the model everywhere. */
   wrap(model: Model): Model {
     const gate = this;
+    // The counters are keyed by the model id without credentials: Redis never holds an endpoint's password.
+    const key = redactCredentials(model.id);
     const noteRateLimit = async (error: unknown) => {
       if (ProviderError.isInstance(error) && error.code === 'rate_limited' && error.retryAfterMs !== undefined)
-        await gate.pause(model.id, error.retryAfterMs).catch(() => {});
+        await gate.pause(key, error.retryAfterMs).catch(() => {});
     };
     const wrapped: Model = {
       id: model.id,
       async generate(request: ModelRequest) {
-        await gate.acquire(model.id, request.signal);
+        await gate.acquire(key, request.signal);
         try {
           return await model.generate(request);
         } catch (error) {
@@ -137,7 +140,7 @@ export class ModelGate {
     if (model.stream) {
       const stream = model.stream.bind(model);
       wrapped.stream = async function* (request: ModelRequest) {
-        await gate.acquire(model.id, request.signal);
+        await gate.acquire(key, request.signal);
         try {
           yield* stream(request);
         } catch (error) {

@@ -26,5 +26,7 @@ export function queueKeys(prefix: string) {
     rate: (modelId: string) => `${base}:rate:${modelId}`,
     /** Set while a provider's Retry-After holds calls to one model id. */
     pause: (modelId: string) => `${base}:pause:${modelId}`,
+    /** The pub/sub channel of run signals (steering and cancel) for the deployment's workers. */
+    signals: `${base}:run-signals`,
   };
 }

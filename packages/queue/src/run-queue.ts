@@ -1,4 +1,4 @@
-import type { RunEvent, Store } from '@bridle/protocol';
+import type { RunEvent, RunSignal, RunSignalChannel, Store } from '@bridle/protocol';
 import { Queue, QueueEvents } from 'bullmq';
 import { bulkEnqueue } from './bulk-enqueue';
 import { positiveOption } from './check-options';
@@ -7,6 +7,7 @@ import { followRun } from './follow-run';
 import { DEFAULT_MAX_PAYLOAD_BYTES, jobIdOf, type RunJobSpec, toJobData } from './job-spec';
 import { checkPrefix, DEFAULT_QUEUE_PREFIX, QUEUE_NAME, queueKeys } from './names';
 import { checkRedisReachable, checkRedisUrl, openRedis } from './redis-connection';
+import { redisSignals } from './redis-signals';
 import type { QueuedRunResult } from './run-result';
 
 /** Options of {@link openRunQueue}. */
@@ -61,8 +62,11 @@ export interface QueuedJob {
   finishedAt?: number;
 }
 
-/** The producer side of the queue: enqueue runs, watch them, follow their events. */
-export interface RunQueue {
+/**
+ * The producer side of the queue: enqueue runs, watch them, follow their events, and steer or cancel them
+ * (as a `RunSignalChannel`: pass it in `channels` of `steerRun` / `cancelRun` of @bridle/core).
+ */
+export interface RunQueue extends RunSignalChannel {
   /**
    * Enqueues a run. Its `runId` (default a new UUID) is also the job id, so enqueueing the same `runId`
    * again while the job is known adds nothing, and enqueueing it after its job was lost makes a worker
@@ -104,6 +108,11 @@ export interface RunQueue {
    * that stops listening.
    */
   onSettled(listener: (jobId: string) => void): Promise<() => void>;
+  /**
+   * Sends a steering or cancel signal to run `runId` on whichever worker runs it (Redis pub/sub on the
+   * deployment's channel; workers listen while they run a job). Lost when no worker runs the run.
+   */
+  sendRunSignal(runId: string, signal: RunSignal): Promise<void>;
   /** Closes the connections. */
   close(): Promise<void>;
   /** The underlying BullMQ queue (counts, pause, clean, obliterate). */
@@ -138,6 +147,7 @@ export async function openRunQueue(options: RunQueueOptions): Promise<RunQueue> 
   });
   queue.on('error', () => {});
   const followers = new Set<{ disconnect(): void }>();
+  const signals = redisSignals(url, keys.signals, connection);
   const listeners = new Set<(jobId: string) => void>();
   let queueEvents: Promise<QueueEvents> | undefined;
   // BullMQ leaves a connection it was given open: close() disconnects it.
@@ -188,6 +198,8 @@ export async function openRunQueue(options: RunQueueOptions): Promise<RunQueue> 
       return { jobId, runId: data.runId };
     },
     enqueueMany: (specs) => bulkEnqueue(queue, specs, maxPayloadBytes),
+    sendRunSignal: (runId, signal) => signals.sendRunSignal(runId, signal),
+    listenRunSignals: (runId, listener) => signals.listenRunSignals(runId, listener),
     job,
     async settled(jobId, { signal, pollMs = 100 } = {}) {
       for (;;) {
@@ -229,6 +241,7 @@ export async function openRunQueue(options: RunQueueOptions): Promise<RunQueue> 
       return () => listeners.delete(listener);
     },
     async close() {
+      signals.close();
       for (const reader of followers) reader.disconnect();
       if (queueEvents) {
         const events = await queueEvents;

@@ -1,15 +1,20 @@
-import { JournalError, type RunAgentOptions, resumeRun, runAgent } from '@bridle/core';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { JournalError, type QuotaLedger, quotaGate, type RunAgentOptions, resumeRun, runAgent } from '@bridle/core';
 import { ConfigError, type Message, type RunEvent, type Store } from '@bridle/protocol';
 import { errorMessage } from '@bridle/protocol/internal';
 import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { bothGates } from './both-gates';
 import { positiveOption } from './check-options';
-import { decidedElsewhere } from './decided-elsewhere';
 import { fencedStore } from './fenced-store';
 import { type RunJobData, readJobData } from './job-spec';
 import { finalModelError, ModelErrorRetry } from './model-error-retry';
 import { checkRateLimit, ModelGate, type RateLimit } from './model-rate-limiter';
 import { checkPrefix, DEFAULT_QUEUE_PREFIX, QUEUE_NAME, queueKeys } from './names';
 import { checkRedisReachable, checkRedisUrl, openRedis, redactRedisUrl } from './redis-connection';
+import { RedisQuotaLedger } from './redis-quota-ledger';
+import { redisSignals } from './redis-signals';
+import { resumeWithApprovals } from './resume-with-approvals';
 import { eventPublisher } from './run-event-stream';
 import { type QueuedRunResult, toQueuedResult } from './run-result';
 
@@ -29,6 +34,14 @@ export interface RunJob extends RunJobData {
 /** The worker's budget with the job's cost limit: the smaller of the two applies. */
 function tightenedBudget(budget: RunAgentOptions['budget'], maxCostUsd: number): RunAgentOptions['budget'] {
   return { ...budget, maxCostUsd: Math.min(budget?.maxCostUsd ?? Number.POSITIVE_INFINITY, maxCostUsd) };
+}
+
+/** The run's budget: the worker's, tightened by the job's cost limit, gated by the job's tenant quotas. */
+function jobBudget(agent: WorkerAgent, data: RunJobData, ledger: QuotaLedger): RunAgentOptions['budget'] {
+  const budget = data.maxCostUsd === undefined ? agent.budget : tightenedBudget(agent.budget, data.maxCostUsd);
+  if (data.quotas === undefined) return budget;
+  const tenant = quotaGate(ledger, data.tenant ?? 'default', data.quotas);
+  return { ...budget, gate: budget?.gate === undefined ? tenant : bothGates(budget.gate, tenant) };
 }
 
 /** One line of what a worker has to say (readiness, outages, failed jobs). */
@@ -125,9 +138,15 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   await checkRedisReachable(url, positiveOption('connectTimeoutMs', options.connectTimeoutMs, 5000));
 
   const { store } = options;
+  // The name this worker holds run leases by (what `listRuns` shows as a running run's owner).
+  const owner = `${os.hostname()}:${process.pid}:worker-${randomBytes(3).toString('hex')}`;
   const keys = queueKeys(prefix);
   const redis = openRedis(url);
   const gate = new ModelGate(redis, prefix, rateLimit);
+  // Tenants' quotas count where the servers of the deployment count them (same Redis, same prefix).
+  const ledger = RedisQuotaLedger.over(redis, prefix);
+  // Steering and cancel for the runs of this worker's jobs (`RunQueue.sendRunSignal`), besides the store's.
+  const signals = redisSignals(url, keys.signals, redis);
   const active = new Map<string, ActiveJob>();
   let outage = false;
   const noteError = (error: unknown) => {
@@ -159,7 +178,10 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       throw new UnrecoverableError(errorMessage(error));
     }
     const controller = new AbortController();
-    const fence = fencedStore(store);
+    const fence = fencedStore(store, {
+      ...(data.tenant === undefined ? {} : { tenant: data.tenant }),
+      ...(data.by === undefined ? {} : { by: data.by }),
+    });
     let handedBack: string | undefined;
     active.set(String(job.id), {
       handBack(reason) {
@@ -182,9 +204,10 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       ...(data.maxSteps === undefined ? {} : { maxSteps: data.maxSteps }),
       ...(data.maxToolCalls === undefined ? {} : { maxToolCalls: data.maxToolCalls }),
       ...(data.timeoutMs === undefined ? {} : { timeoutMs: data.timeoutMs }),
-      ...(data.maxCostUsd === undefined ? {} : { budget: tightenedBudget(agent.budget, data.maxCostUsd) }),
+      ...(data.maxCostUsd === undefined && data.quotas === undefined ? {} : { budget: jobBudget(agent, data, ledger) }),
       ...(data.stream === undefined ? {} : { stream: data.stream }),
       store: retry.journal(fence.store),
+      channels: [...(agent.channels ?? []), signals],
       runId: data.runId,
       signal: controller.signal,
       onEvent: [
@@ -195,6 +218,18 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
         },
       ],
     } as RunAgentOptions;
+    // A job's first take starts its run: runAgent itself refuses a runId the store has (a job enqueued
+    // again after Redis lost it), and only then is the journal read, so a new run costs no extra read.
+    // Later takes (a retry, a dead or draining worker's job) resume it when it is journaled.
+    const first = (job.attemptsStarted ?? 0) <= 1 && job.attemptsMade === 0;
+    run.ownership = { owner, leaseMs: lockDuration };
+    if (!first && store.acquireLease !== undefined) {
+      // The queue handed this job on (the last worker's lock expired, or an attempt failed): this worker
+      // takes the run's lease even while the last holder's is unexpired, so whatever that worker still does
+      // (a stalled process that wakes up) is refused by the store.
+      const taken = await store.acquireLease(data.runId, { owner, leaseMs: lockDuration, force: true });
+      if (taken.acquired) run.ownership = { owner, leaseMs: lockDuration, lease: taken.lease };
+    }
     try {
       const start = async () =>
         runAgent({
@@ -203,10 +238,6 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
           // Journaled in run_start: store.listRuns({ sessionId }) finds the session's queued runs.
           ...(data.sessionId === undefined ? {} : { sessionId: data.sessionId }),
         } as RunAgentOptions);
-      // A job's first take starts its run: runAgent itself refuses a runId the store has (a job enqueued
-      // again after Redis lost it), and only then is the journal read, so a new run costs no extra read.
-      // Later takes (a retry, a dead or draining worker's job) resume it when it is journaled.
-      const first = (job.attemptsStarted ?? 0) <= 1 && job.attemptsMade === 0;
       const result =
         data.approvals !== undefined
           ? await resumeWithApprovals(store, run, data.approvals, first)
@@ -227,6 +258,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
         const session = await store.getSession(data.sessionId);
         await store.saveSession({
           ...session,
+          ...(session === undefined && data.tenant !== undefined ? { tenant: data.tenant } : {}),
           id: data.sessionId,
           messages: result.messages,
           createdAt: session?.createdAt ?? now,
@@ -239,6 +271,11 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
         await publisher.flushed();
         await job.moveToWait(token);
         throw new WaitingError();
+      }
+      if (JournalError.isInstance(error) && error.fenced) {
+        // This worker lost the job (stalled past its lock: the queue handed it on) and the run's new owner
+        // took its lease; the store refused this worker's write, and it stopped before any further call.
+        log({ level: 'warn', message: `job ${job.id}: ${error.message}` });
       }
       // A run the worker cannot start (bad options, a transcript that is not valid) fails the same way again.
       if (ConfigError.isInstance(error)) throw new UnrecoverableError(`run ${data.runId}: ${errorMessage(error)}`);
@@ -298,6 +335,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
           await worker.close();
         } finally {
           clearTimeout(timer);
+          signals.close();
           redis.disconnect();
           connection.disconnect();
         }
@@ -305,61 +343,6 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       return closing;
     },
   };
-}
-
-/**
- * An approvals job: resumes the paused run with its decisions. On its first take the run must still wait
- * (else another decision resumed it first: the job fails as `decided_elsewhere`, running nothing); it fails
- * the same way when another job resumed the run after the read here (resumeRun finds it no longer waiting)
- * or at the same moment (the journal takes one resumed segment and refuses the other's: a conflict). A later
- * take (a retry, a dead or draining worker's job) continues the segment it resumed, found by its decisions
- * in that segment's `run_start`; a run resumed with other decisions is not this job's to run. Calls that are not pending make `resumeRun`
- * throw a `ConfigError`: the job fails with it.
- */
-async function resumeWithApprovals(
-  store: Store,
-  run: RunAgentOptions,
-  approvals: Record<string, boolean>,
-  first: boolean,
-): Promise<Awaited<ReturnType<typeof resumeRun>>> {
-  const runId = run.runId as string;
-  const stored = await store.readRun(runId);
-  if (stored?.status === 'awaiting_approval') {
-    try {
-      return await resumeRun({ ...run, approvals });
-    } catch (error) {
-      // Another job resumed it between the read above and resumeRun's own (resumeRun refuses: it no longer
-      // waits), or both resumed it at once and the journal took the other's segment (a conflict).
-      const lost =
-        (JournalError.isInstance(error) && error.conflict) ||
-        (ConfigError.isInstance(error) && (await store.readRun(runId))?.status !== 'awaiting_approval');
-      if (lost) throw decidedElsewhere(runId, 'was resumed by another decision at the same moment');
-      throw error;
-    }
-  }
-  if (!first && stored !== undefined && sameDecisions(resumedWith(stored.events), approvals)) return resumeRun(run);
-  throw decidedElsewhere(
-    runId,
-    `is not waiting for approval (status ${stored?.status ?? 'unknown: not in the store'}): its calls were decided already`,
-  );
-}
-
-/** The decisions of the run's last decided segment (segments that only continued a run carry none). */
-function resumedWith(events: readonly RunEvent[]): unknown {
-  for (let index = events.length - 1; index >= 0; index--) {
-    const event = events[index] as RunEvent;
-    if (event.type === 'run_start' && event.approvals !== undefined) return event.approvals;
-  }
-  return undefined;
-}
-
-function sameDecisions(journaled: unknown, approvals: Record<string, boolean>): boolean {
-  if (typeof journaled !== 'object' || journaled === null) return false;
-  const entries = Object.entries(journaled);
-  return (
-    entries.length === Object.keys(approvals).length &&
-    entries.every(([callId, decision]) => approvals[callId] === decision)
-  );
 }
 
 async function input(store: Store, data: RunJobData): Promise<{ prompt: string } | { messages: Message[] }> {

@@ -216,8 +216,70 @@ suite('@bridle/queue with Redis', () => {
       "Invalid run job: the input must be absent with approvals (the paused run's transcript is in its journal)",
     );
     await expect(queue.enqueue({ model: model.id, runId: 'ask-1', approvals: { c1: 'yes' } as never })).rejects.toThrow(
-      'Invalid run job: approvals must be an object of 1 to 1000 decisions by call id (true or false)',
+      'Invalid run job: approvals must be an object of 1 to 1000 decisions by call id (true, false or { approved, digest?, by? })',
     );
+    await expect(
+      queue.enqueue({ model: model.id, runId: 'ask-1', approvals: { c1: { approved: true, reason: 'x' } } as never }),
+    ).rejects.toThrow('Invalid run job: approvals must be an object of 1 to 1000 decisions by call id');
+  });
+
+  it('an approvals job whose call was decided on an earlier pause never applies to the call the model reused its id for', async () => {
+    const { queue, start } = await setup();
+    const executed: unknown[] = [];
+    const guarded = guardedAdd(executed);
+    // Asks add c1 (2 + 3), then add c1 again (40 + 2), then answers.
+    const model = {
+      id: 'test:reuse',
+      async generate(request: ModelRequest) {
+        const results = request.messages.filter((message) => message.role === 'tool').length;
+        if (results === 2) return { content: 'answer: 42' };
+        const args = results === 0 ? { a: 2, b: 3 } : { a: 40, b: 2 };
+        return { content: '', toolCalls: [{ id: 'c1', name: 'add', arguments: args }] };
+      },
+    };
+    await start((job) => ({ ...testAgent(model)(job), tools: [guarded], approve: () => 'ask' as const }));
+    await queue.enqueue({ prompt: 'careful', model: model.id, runId: 'ask-3' });
+    const first = (await queue.settled('ask-3')).result as { pendingApprovals: { callId: string; digest: string }[] };
+    expect(first.pendingApprovals.map((pending) => pending.callId)).toEqual(['c1']);
+    const decided = await queue.enqueue({ model: model.id, runId: 'ask-3', approvals: { c1: true } });
+    const second = await queue.settled(decided.jobId);
+    expect(second.result).toMatchObject({
+      status: 'awaiting_approval',
+      pendingApprovals: [{ callId: 'c1-2', name: 'add', arguments: { a: 40, b: 2 } }],
+    });
+    expect(executed).toEqual([{ a: 2, b: 3 }]);
+    const next = (second.result as { pendingApprovals: { digest: string }[] }).pendingApprovals[0]?.digest as string;
+    expect(next).not.toBe(first.pendingApprovals[0]?.digest);
+
+    // The earlier decision arriving again (in another job id: an object decision), and one that names
+    // the first pause's digest: both fail naming the call, and nothing runs.
+    const repeated = await queue.enqueue({ model: model.id, runId: 'ask-3', approvals: { c1: { approved: true } } });
+    const refused = await queue.settled(repeated.jobId);
+    expect(refused).toMatchObject({ state: 'failed', attemptsMade: 1 });
+    expect(refused.failedReason).toBe(
+      'run ask-3: Cannot decide call "c1": it is not pending in run ask-3 (pending: "c1-2"). Nothing was run.',
+    );
+    const staleDigest = first.pendingApprovals[0]?.digest as string;
+    const stale = await queue.enqueue({
+      model: model.id,
+      runId: 'ask-3',
+      approvals: { 'c1-2': { approved: true, digest: staleDigest } },
+    });
+    const staleJob = await queue.settled(stale.jobId);
+    expect(staleJob).toMatchObject({ state: 'failed', attemptsMade: 1 });
+    expect(staleJob.failedReason).toContain('Cannot decide call "c1-2": the decision was made on another pause');
+    expect(executed).toEqual([{ a: 2, b: 3 }]);
+
+    const bound = await queue.enqueue({
+      model: model.id,
+      runId: 'ask-3',
+      approvals: { 'c1-2': { approved: true, digest: next } },
+    });
+    expect((await queue.settled(bound.jobId)).result).toMatchObject({ status: 'completed', answer: 'answer: 42' });
+    expect(executed).toEqual([
+      { a: 2, b: 3 },
+      { a: 40, b: 2 },
+    ]);
   });
 
   it('of two approvals jobs that read the paused run at once, one resumes it and the other fails as decided_elsewhere, running nothing', async () => {

@@ -1,4 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020.js';
+import { linearRegExp } from './linear-reg-exp';
+import { uniqueItemsKeyword } from './unique-items';
 
 /** The draft 2020-12 meta-schema id. */
 export const META_SCHEMA_ID = 'https://json-schema.org/draft/2020-12/schema';
@@ -9,9 +11,12 @@ export const META_SCHEMA_ID = 'https://json-schema.org/draft/2020-12/schema';
  * annotation); `strictNumbers` stays ON explicitly: `strict: false` would turn it off and let NaN and
  * Infinity pass as numbers. No coercion, no defaults, no removal: Ajv never mutates the input.
  * Schemas are checked against the meta-schema once, by {@link metaSchemaErrors}, not here.
+ * `untrusted`: patterns run on the linear-time engine ({@link linearRegExp}) instead of `RegExp`.
+ * `uniqueItems` is checked in linear time ({@link uniqueItemsKeyword}) for every schema: the array is data.
  */
-export function createAjv(allErrors: boolean): Ajv2020 {
-  return new Ajv2020({
+export function createAjv(allErrors: boolean, untrusted: boolean): Ajv2020 {
+  const ajv = new Ajv2020({
+    ...(untrusted ? { code: { regExp: linearRegExp } } : {}),
     allErrors,
     verbose: true,
     ownProperties: true,
@@ -26,6 +31,9 @@ export function createAjv(allErrors: boolean): Ajv2020 {
     validateSchema: false,
     logger: false,
   });
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword(uniqueItemsKeyword);
+  return ajv;
 }
 
 let metaAjv: Ajv2020 | undefined;

@@ -5,6 +5,8 @@ import type Ajv2020 from 'ajv/dist/2020.js';
 import { formatAjvErrors } from './ajv-errors';
 import { createAjv, metaSchemaErrors } from './ajv-instance';
 import { checkJsonValue } from './check-json-value';
+import { evaluationPaths, isNode } from './evaluation-paths';
+import { EvaluationSteps } from './evaluation-steps';
 import { capErrors, type ResolvedLimits } from './limits';
 import { normalizeRootSchema } from './normalize-schema';
 
@@ -34,23 +36,55 @@ function assertSchemaDocument(schema: unknown, label: string): asserts schema is
   }
 }
 
-/** One root schema compiled with its extra schemas; the `allErrors` variant is compiled on first need. */
+/** Most evaluation paths of one value an untrusted schema may have (real MCP servers' schemas: under 20). */
+const MAX_UNTRUSTED_PATHS = 10_000;
+/**
+ * Most checks validating one value against an untrusted schema may cost: a base plus a few per value
+ * in it (real schemas need one or two per value), so recursion that multiplies over the value's
+ * nesting is refused before Ajv runs.
+ */
+const STEPS_BASE = 20_000;
+const STEPS_PER_VALUE = 20;
+
+function assertBoundedPaths(schema: SchemaDocument, label: string): void {
+  let paths: number;
+  try {
+    paths = evaluationPaths(schema, MAX_UNTRUSTED_PATHS);
+  } catch {
+    // A chain of $refs too long to follow on the stack.
+    paths = MAX_UNTRUSTED_PATHS + 1;
+  }
+  if (paths > MAX_UNTRUSTED_PATHS) {
+    throw new ConfigError(
+      `${label} is too complex for a schema from an untrusted source: one value would be checked along more than ${MAX_UNTRUSTED_PATHS} paths (its $ref and anyOf / allOf / oneOf branches multiply). Simplify the schema.`,
+    );
+  }
+}
+
+/**
+ * One root schema compiled with its extra schemas; the `allErrors` variant is compiled on first need.
+ * `untrusted`: its patterns run on a linear-time engine (see {@link createAjv}).
+ */
 export class CompiledSchema {
   readonly #schema: SchemaDocument;
   readonly #extra: ExtraSchemas | undefined;
   readonly #label: string;
+  readonly #untrusted: boolean;
+  readonly #steps: EvaluationSteps | undefined;
   readonly #firstError: ValidateFunction;
   #allErrors: ValidateFunction | undefined;
 
-  constructor(schema: SchemaDocument, extra: ExtraSchemas | undefined, label: string) {
+  constructor(schema: SchemaDocument, extra: ExtraSchemas | undefined, label: string, untrusted: boolean) {
     this.#schema = schema;
     this.#extra = extra;
     this.#label = label;
+    this.#untrusted = untrusted;
+    this.#steps = untrusted && isNode(schema) ? new EvaluationSteps(schema) : undefined;
     this.#firstError = this.#compile(false);
   }
 
   #compile(allErrors: boolean): ValidateFunction {
-    const ajv: Ajv2020 = createAjv(allErrors);
+    const ajv: Ajv2020 = createAjv(allErrors, this.#untrusted);
     try {
       for (const [id, extraSchema] of Object.entries(this.#extra ?? {})) {
         ajv.addSchema(normalizeRootSchema(extraSchema) as SchemaDocument, id);
@@ -67,6 +101,12 @@ export class CompiledSchema {
   check(value: unknown, limits: ResolvedLimits): string[] {
     const walk = checkJsonValue(value, limits);
     if (walk.errors.length > 0) return capErrors(walk.errors, limits.maxErrors);
+    const budget = STEPS_BASE + STEPS_PER_VALUE * walk.nodes;
+    if (this.#steps !== undefined && !this.#steps.within(value, budget)) {
+      return [
+        `$: could not be validated: checking this value against the schema would take more than ${budget} steps (the schema's branches multiply over the value's nesting); send a smaller, less deeply nested value`,
+      ];
+    }
     try {
       if (this.#firstError(value)) return [];
       let errors = this.#firstError.errors ?? [];
@@ -86,7 +126,7 @@ export class CompiledSchema {
 
 const NO_EXTRA = {};
 const BOOLEAN_KEYS = { true: {}, false: {} };
-const cache = new WeakMap<object, WeakMap<object, CompiledSchema>>();
+const caches = { trusted: new WeakMap<object, WeakMap<object, CompiledSchema>>(), untrusted: new WeakMap() };
 const checkedExtras = new WeakSet<object>();
 
 function assertExtraSchemas(extra: ExtraSchemas): void {
@@ -100,10 +140,17 @@ function assertExtraSchemas(extra: ExtraSchemas): void {
 }
 
 /**
- * The compiled form of `schema` (with `extra` schemas for `$ref`), compiled once per schema object
- * and `extra` object. Throws `ConfigError` for a schema that is not valid draft 2020-12.
+ * The compiled form of `schema` (with `extra` schemas for `$ref`), compiled once per schema object,
+ * `extra` object and trust. Throws `ConfigError` for a schema that is not valid draft 2020-12, and for
+ * an `untrusted` one with a pattern the linear-time engine cannot run.
  */
-export function getCompiledSchema(schema: unknown, extra?: ExtraSchemas, label = 'Schema'): CompiledSchema {
+export function getCompiledSchema(
+  schema: unknown,
+  extra?: ExtraSchemas,
+  label = 'Schema',
+  untrusted = false,
+): CompiledSchema {
+  const cache = untrusted ? caches.untrusted : caches.trusted;
   const extraKey = extra ?? NO_EXTRA;
   const schemaKey = typeof schema === 'boolean' ? BOOLEAN_KEYS[`${schema}`] : schema;
   const byExtra = typeof schemaKey === 'object' && schemaKey !== null ? cache.get(extraKey) : undefined;
@@ -111,7 +158,8 @@ export function getCompiledSchema(schema: unknown, extra?: ExtraSchemas, label =
   if (hit !== undefined) return hit;
   if (extra !== undefined) assertExtraSchemas(extra);
   assertSchemaDocument(schema, label);
-  const compiled = new CompiledSchema(schema, extra, label);
+  if (untrusted) assertBoundedPaths(schema, label);
+  const compiled = new CompiledSchema(schema, extra, label, untrusted);
   let perExtra = cache.get(extraKey);
   if (perExtra === undefined) {
     perExtra = new WeakMap();

@@ -18,6 +18,7 @@ export {
 } from './standard-schema';
 export { toJsonSchema } from './to-json-schema';
 export { ToolRegistry } from './tool-registry';
+export { hasUntrustedSchema, UNTRUSTED_SCHEMA } from './untrusted-schema';
 export {
   type AnySchema,
   compileSchema,

@@ -2,6 +2,7 @@ import { ConfigError, describeValue, type JsonSchema, type ToolDefinition } from
 import { type CompiledSchema, getCompiledSchema } from './compiled-schema';
 import { isStandardSchema, type StandardSchemaV1 } from './standard-schema';
 import { toJsonSchema } from './to-json-schema';
+import { hasUntrustedSchema } from './untrusted-schema';
 
 /** Tool names the providers accept. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
@@ -41,7 +42,8 @@ function checkFlag(tool: Record<string, unknown>, flag: 'readOnly' | 'requiresAp
 
 /**
  * Checks a tool (a plain `Tool`, a `defineTool` result, or a config with a Standard Schema) and
- * compiles its schema (cached per schema object). `where` names it in errors (e.g. "tools[2]").
+ * compiles its schema (cached per schema object; on the linear-time pattern engine when the tool is
+ * marked with `UNTRUSTED_SCHEMA`). `where` names it in errors (e.g. "tools[2]").
  * Throws `ConfigError` naming the tool and the fix.
  */
 export function resolveTool(value: unknown, where: string): ResolvedTool {
@@ -84,6 +86,6 @@ export function resolveTool(value: unknown, where: string): ResolvedTool {
     throw new ConfigError(`${label}: ${(error as Error).message}`, { cause: error });
   }
   checkParametersRoot(parameters, `${label}: parameters`);
-  const compiled = getCompiledSchema(parameters, undefined, `${label}: parameters`);
+  const compiled = getCompiledSchema(parameters, undefined, `${label}: parameters`, hasUntrustedSchema(tool));
   return { definition: Object.freeze({ name, description: tool.description, parameters }), standard, compiled };
 }

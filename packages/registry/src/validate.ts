@@ -11,6 +11,13 @@ export interface ValidateOptions extends ValueLimits {
    * validators are cached per (schema object, schemas object).
    */
   schemas?: ExtraSchemas;
+  /**
+   * The schema comes from an untrusted source (an MCP server, a request, a workspace file): its
+   * `pattern` and `patternProperties` run on a linear-time engine (re2js), so no value can make a
+   * pattern backtrack for ever, and a pattern that engine cannot run (lookaround, backreferences,
+   * repeat counts over 1000) makes the schema invalid (`ConfigError`). Default false (`RegExp`).
+   */
+  untrusted?: boolean;
 }
 
 /** A JSON Schema object, a boolean schema, or a Standard Schema (zod 4, ...). */
@@ -78,6 +85,6 @@ export function compileSchema(schema: AnySchema, options?: ValidateOptions): Sch
       return result.ok ? [] : result.errors;
     };
   }
-  const compiled = getCompiledSchema(schema, options?.schemas);
+  const compiled = getCompiledSchema(schema, options?.schemas, 'Schema', options?.untrusted === true);
   return (value) => compiled.check(value, limits);
 }

@@ -1,7 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigError, describeValue, type Tool } from '@bridle/protocol';
-import { parse as parseYaml } from 'yaml';
 import { defineSkill, type Skill } from './skill';
 
 /** Tools a SKILL.md may name in its `tools:` list, by name or as a list. */
@@ -40,6 +39,8 @@ export async function loadSkill(dir: string, options: LoadSkillOptions = {}): Pr
       `${path} has no YAML frontmatter: start the file with a "---" line, then "name: ..." and "description: ...", then a "---" line, then the instructions.`,
     );
   }
+  // Loaded here, not with the package: only a skill folder needs a YAML parser (the built-in skills are code).
+  const { parse: parseYaml } = await import('yaml');
   let data: unknown;
   try {
     data = parseYaml(match[1] as string);

@@ -37,6 +37,11 @@ export function decodeRun(runId: string, rows: readonly JournalRow[]): StoredRun
   return { runId, status, events, ...(state !== undefined && { state }), createdAt, updatedAt };
 }
 
+/** Parses journal rows (in sequence order) into their events; a bad row throws as in {@link decodeRun}. */
+export function decodeEvents(runId: string, rows: readonly JournalRow[]): RunEvent[] {
+  return rows.map((row) => decodeEvent(runId, row));
+}
+
 function decodeEvent(runId: string, row: JournalRow): RunEvent {
   let value: unknown;
   try {

@@ -47,6 +47,22 @@ export class GroupCommit {
     const batch = this.#pending;
     if (batch.length === 0) return;
     this.#pending = [];
+    if (batch.length === 1) {
+      // A write alone needs no savepoint (two statements fewer): when it throws, rolling back the whole
+      // transaction rolls back just it, and it rejects with its error as it would from its savepoint.
+      const write = batch[0] as PendingWrite;
+      let value: unknown;
+      try {
+        this.#db.transaction(() => {
+          value = write.operation();
+        });
+      } catch (error) {
+        write.reject(this.#mapError(error));
+        return;
+      }
+      write.resolve(value);
+      return;
+    }
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
       this.#db.transaction(() => {

@@ -1,27 +1,58 @@
 import type {
+  AcquireLeaseOptions,
+  AcquireLeaseResult,
+  AppendOptions,
+  ClaimOrphansOptions,
   ListRunsQuery,
   ListSessionsQuery,
+  ReadEventsQuery,
   RunEvent,
+  RunLease,
+  RunSignal,
   RunSummary,
+  RunsOverview,
+  RunsOverviewQuery,
   SessionSummary,
   Store,
   StoredRun,
   StoredSession,
 } from '@bridle/protocol';
+import { DEFAULT_TENANT } from '@bridle/protocol';
 import { checkId } from './check-id';
-import { checkQuery } from './check-query';
+import { checkEventsQuery, checkOverviewQuery, checkQuery } from './check-query';
 import { closedError } from './closed-error';
-import { decodeRun, type JournalRow } from './decode-run';
+import { decodeEvents, decodeRun, type JournalRow } from './decode-run';
+import { checkAcquire, checkClaim, checkRenew, checkToken, fencedError, leaseOf } from './lease-rules';
 import type { StoreLimits } from './limits';
+import { memoryOverview } from './memory-overview';
 import { type JournaledEvents, planAppend, type RunRow } from './plan-append';
 import { prepareEvents } from './prepare-events';
 import { decodeSession, type PreparedSession, prepareSession } from './prepare-session';
+import { asciiLower, firstLine, promptOf, TITLE_LINE_CHARS, titleOf } from './run-title';
+import { checkSignal, SignalHub } from './signal-hub';
 import { toRunSummary } from './summaries';
+
+/** A run's lease: the latest token, and the holder while one holds it. */
+interface MemoryLease {
+  token: number;
+  holder?: { owner: string; untilMs: number };
+}
 
 interface MemoryRun {
   row: RunRow;
   /** In sequence order. */
   journal: JournalRow[];
+  /** The first line of the first `run_start`'s prompt (what the SQL stores compute from the journal). */
+  line?: string;
+  /** True once a `run_start` is journaled (only the first one names the run). */
+  started?: boolean;
+}
+
+/** True for an object whose fields are what its JSON says (no `toJSON` of its own or of its class). */
+function isPlainData(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return (prototype === Object.prototype || prototype === null) && !('toJSON' in value);
 }
 
 const NOTHING_JOURNALED: JournaledEvents = { get: () => undefined };
@@ -44,6 +75,18 @@ function journaled(journal: readonly JournalRow[]): JournaledEvents {
   };
 }
 
+/** The index of the first row of `journal` (in sequence order) whose sequence is greater than `after`. */
+function firstAfter(journal: readonly JournalRow[], after: number): number {
+  let low = 0;
+  let high = journal.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((journal[middle] as JournalRow).sequence <= after) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /**
  * A store in this process's memory (`memory:`): for tests and throwaway runs. It keeps events and sessions
  * as JSON text, so it behaves like the database stores (later changes to an appended object do not reach
@@ -58,7 +101,9 @@ export class MemoryStore implements Store {
   readonly #maxRuns: number;
   readonly #maxSessions: number;
   readonly #runs = new Map<string, MemoryRun>();
+  readonly #leases = new Map<string, MemoryLease>();
   readonly #sessions = new Map<string, PreparedSession>();
+  readonly #signals = new SignalHub();
   #closed = false;
 
   constructor(limits: StoreLimits, bounds: { maxRuns: number; maxSessions: number }) {
@@ -67,15 +112,33 @@ export class MemoryStore implements Store {
     this.#maxSessions = bounds.maxSessions;
   }
 
-  async appendEvents(runId: string, events: RunEvent[]): Promise<void> {
+  async appendEvents(runId: string, events: RunEvent[], options?: AppendOptions): Promise<void> {
     this.#open('appendEvents');
     const prepared = prepareEvents(runId, events, this.#limits);
     if (prepared.length === 0) return;
+    const token = options?.fencingToken;
+    if (token !== undefined) {
+      checkToken('appendEvents', token);
+      const latest = this.#leases.get(runId)?.token ?? 0;
+      if (token < latest) throw fencedError(runId, token, latest);
+    }
     const run = this.#runs.get(runId);
     const plan = planAppend(runId, prepared, run?.row, run ? journaled(run.journal) : NOTHING_JOURNALED);
     if (plan.row === undefined) return;
-    const target = run ?? { row: plan.row, journal: [] };
-    for (const event of plan.insert) target.journal.push({ sequence: event.sequence, json: event.json });
+    const target: MemoryRun = run ?? { row: plan.row, journal: [] };
+    for (const event of plan.insert) {
+      target.journal.push({ sequence: event.sequence, json: event.json });
+      if (event.type === 'run_start' && target.started !== true) {
+        target.started = true;
+        // The event as given (its JSON was made from it a moment ago): decoding that JSON again cost about
+        // as much as the rest of the append.
+        const given = events.find((candidate) => candidate.sequence === event.sequence);
+        const prompt = promptOf(
+          isPlainData(given) ? (given as { prompt?: unknown; messages?: unknown }) : JSON.parse(event.json),
+        );
+        if (prompt !== undefined) target.line = firstLine(prompt);
+      }
+    }
     target.row = plan.row;
     // The map is kept in order of the last append, least recent first, among the runs that are not running
     // (only those are evicted, from its front): a run moves to the end when an append leaves it not running.
@@ -92,6 +155,7 @@ export class MemoryStore implements Store {
     for (const [runId, { row }] of this.#runs) {
       if (row.status === 'running') continue;
       this.#runs.delete(runId);
+      this.#leases.delete(runId);
       return;
     }
   }
@@ -103,20 +167,108 @@ export class MemoryStore implements Store {
     return run && decodeRun(runId, run.journal);
   }
 
+  async readEvents(runId: string, query: ReadEventsQuery): Promise<RunEvent[]> {
+    this.#open('readEvents');
+    checkId(runId, 'readEvents: runId');
+    const { after, limit } = checkEventsQuery(query);
+    const journal = this.#runs.get(runId)?.journal ?? [];
+    const from = firstAfter(journal, after);
+    return decodeEvents(runId, journal.slice(from, from + limit));
+  }
+
   async listRuns(query?: ListRunsQuery): Promise<RunSummary[]> {
     this.#open('listRuns');
-    const { limit, before, status, sessionId } = checkQuery('listRuns', query);
+    const { limit, before, status, sessionId, tenant, model, search, since } = checkQuery('listRuns', query);
+    const needle = search === undefined ? undefined : asciiLower(search);
     return [...this.#runs.values()]
-      .map((run) => run.row)
       .filter(
-        (row) =>
+        ({ row, line }) =>
           (status === undefined || row.status === status) &&
           (sessionId === undefined || row.sessionId === sessionId) &&
-          (before === undefined || row.updatedAt < before),
+          (tenant === undefined || ofTenant(row.tenant, tenant)) &&
+          (model === undefined || row.model === model) &&
+          (since === undefined || row.createdAt >= since) &&
+          (before === undefined || row.updatedAt < before) &&
+          (needle === undefined || (line !== undefined && asciiLower(line).includes(needle))),
       )
-      .sort(newestFirst((row) => row.runId))
+      .sort(
+        newestFirst(
+          ({ row }) => row.runId,
+          ({ row }) => row.updatedAt,
+        ),
+      )
       .slice(0, limit)
-      .map(toRunSummary);
+      .map(({ row, line }) => {
+        const title = line === undefined ? undefined : titleOf(line.slice(0, TITLE_LINE_CHARS));
+        return toRunSummary(this.#withLease(title === undefined ? row : { ...row, title }));
+      });
+  }
+
+  async runsOverview(query: RunsOverviewQuery): Promise<RunsOverview> {
+    this.#open('runsOverview');
+    const window = checkOverviewQuery(query);
+    const { tenant } = window;
+    return memoryOverview(
+      [...this.#runs.values()]
+        .filter(({ row }) => tenant === undefined || ofTenant(row.tenant, tenant))
+        .map(({ row, journal }) => ({ row, journal })),
+      window,
+    );
+  }
+
+  #withLease(row: RunRow): RunRow {
+    const holder = this.#leases.get(row.runId)?.holder;
+    return holder === undefined
+      ? row
+      : { ...row, owner: holder.owner, leaseUntil: new Date(holder.untilMs).toISOString() };
+  }
+
+  async acquireLease(runId: string, options: AcquireLeaseOptions): Promise<AcquireLeaseResult> {
+    this.#open('acquireLease');
+    const { owner, leaseMs, force } = checkAcquire(runId, options);
+    const now = Date.now();
+    const lease = this.#leases.get(runId) ?? { token: 0 };
+    const { holder } = lease;
+    if (!force && holder !== undefined && holder.untilMs >= now) {
+      return { acquired: false, owner: holder.owner, leaseUntil: new Date(holder.untilMs).toISOString() };
+    }
+    lease.token += 1;
+    lease.holder = { owner, untilMs: now + leaseMs };
+    this.#leases.set(runId, lease);
+    return { acquired: true, lease: leaseOf(runId, owner, lease.token, lease.holder.untilMs) };
+  }
+
+  async renewLease(lease: RunLease, leaseMs: number): Promise<RunLease> {
+    this.#open('renewLease');
+    const ms = checkRenew(lease, leaseMs);
+    const current = this.#leases.get(lease.runId);
+    if (current?.holder === undefined || current.token !== lease.token) {
+      throw fencedError(lease.runId, lease.token, current?.token ?? 0);
+    }
+    current.holder.untilMs = Date.now() + ms;
+    return leaseOf(lease.runId, current.holder.owner, current.token, current.holder.untilMs);
+  }
+
+  async releaseLease(lease: RunLease): Promise<void> {
+    this.#open('releaseLease');
+    const current = this.#leases.get(lease?.runId);
+    if (current !== undefined && current.token === lease.token) current.holder = undefined;
+  }
+
+  async claimOrphans(options: ClaimOrphansOptions): Promise<RunLease[]> {
+    this.#open('claimOrphans');
+    const { owner, leaseMs, limit } = checkClaim(options);
+    const now = Date.now();
+    const claimed: RunLease[] = [];
+    for (const [runId, lease] of this.#leases) {
+      if (claimed.length >= limit) break;
+      if (lease.holder === undefined || lease.holder.untilMs >= now) continue;
+      if (this.#runs.get(runId)?.row.status !== 'running') continue;
+      lease.token += 1;
+      lease.holder = { owner, untilMs: now + leaseMs };
+      claimed.push(leaseOf(runId, owner, lease.token, lease.holder.untilMs));
+    }
+    return claimed;
   }
 
   async getSession(id: string): Promise<StoredSession | undefined> {
@@ -143,16 +295,35 @@ export class MemoryStore implements Store {
 
   async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
     this.#open('listSessions');
-    const { limit, before } = checkQuery('listSessions', query);
+    const { limit, before, tenant } = checkQuery('listSessions', query);
     return [...this.#sessions.values()]
-      .filter((session) => before === undefined || session.updatedAt < before)
+      .filter(
+        (session) =>
+          (before === undefined || session.updatedAt < before) &&
+          (tenant === undefined || ofTenant(session.tenant, tenant)),
+      )
       .sort(newestFirst((session) => session.id))
       .slice(0, limit)
       .map(({ id, messageCount, createdAt, updatedAt }) => ({ id, messageCount, createdAt, updatedAt }));
   }
 
+  /** Sends a signal to the runs of this store (this process only: a memory store has no other). */
+  async sendRunSignal(runId: string, signal: RunSignal): Promise<void> {
+    this.#open('sendRunSignal');
+    checkId(runId, 'sendRunSignal: runId');
+    const copy = checkSignal(signal);
+    // Delivered after the send resolves, as a database store's would be: never inside the sender's call.
+    setImmediate(() => this.#signals.dispatch(runId, copy));
+  }
+
+  async listenRunSignals(runId: string, listener: (signal: RunSignal) => void): Promise<() => void> {
+    this.#open('listenRunSignals');
+    return this.#signals.add(runId, listener);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    this.#signals.clear();
   }
 
   /** Test hook of the conformance suite: replaces a journal row's stored text. */
@@ -174,10 +345,19 @@ export class MemoryStore implements Store {
   }
 }
 
+/** Whether a row of tenant `owner` (undefined: none named) belongs to `tenant`. */
+function ofTenant(owner: string | undefined, tenant: string): boolean {
+  return owner === tenant || (owner === undefined && tenant === DEFAULT_TENANT);
+}
+
 /** Newest `updatedAt` first; ties by id, descending, as the SQL stores order them. */
-function newestFirst<T extends { updatedAt: string }>(id: (item: T) => string): (a: T, b: T) => number {
+function newestFirst<T>(
+  id: (item: T) => string,
+  updatedAt: (item: T) => string = (item) => (item as { updatedAt: string }).updatedAt,
+): (a: T, b: T) => number {
   return (a, b) => {
-    if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
+    const [first, second] = [updatedAt(a), updatedAt(b)];
+    if (first !== second) return first < second ? 1 : -1;
     const left = id(a);
     const right = id(b);
     return left === right ? 0 : left < right ? 1 : -1;

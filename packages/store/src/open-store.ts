@@ -3,6 +3,7 @@ import { integerOption } from '@bridle/protocol/internal';
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from './limits';
 import { MemoryStore } from './memory-store';
 import { DEFAULT_STORE_URL, parseStoreUrl } from './parse-store-url';
+import { type RecoverRunsOptions, recoverRuns } from './recover-runs';
 
 /** Options of {@link openStore}; each applies to the kinds of store named in its description. */
 export interface OpenStoreOptions {
@@ -40,6 +41,15 @@ export interface OpenStoreOptions {
   maxEventChars?: number;
   /** Longest JSON text of one session, in characters (default 64 Mi). */
   maxSessionChars?: number;
+  /**
+   * Recover runs whose owner died (see {@link recoverRuns}): at open and every `intervalMs` (default 10 s),
+   * runs that are `running` with an expired lease are claimed and handed to `resume`; with many processes on
+   * one database each orphan is resumed by exactly one. `true` takes the defaults; an object sets `owner`,
+   * `leaseMs`, `intervalMs`, `batch`, `onError`. Needs `resume`. `close()` stops it. Default off.
+   */
+  recover?: boolean | Omit<RecoverRunsOptions, 'resume'>;
+  /** With `recover`: continues one orphaned run (see {@link RecoverRunsOptions.resume}). */
+  resume?: RecoverRunsOptions['resume'];
 }
 
 /**
@@ -51,12 +61,33 @@ export interface OpenStoreOptions {
  * - `'postgres://user:password@host:5432/db'` (or `postgresql://`; `?schema=name`, `?connect_timeout=seconds`):
  *   Postgres through a `pg` pool; many processes may share one database.
  *
- * Without a URL it opens {@link DEFAULT_STORE_URL} (`sqlite:.bridle/bridle.db` under `cwd`), the apps'
- * default; it never reads `BRIDLE_STORE` itself (the apps do). Throws `ConfigError`, with the fix and the
+ * Without a URL it opens {@link DEFAULT_STORE_URL} (`sqlite:.bridle/bridle.db` under `cwd`); it never
+ * reads `BRIDLE_STORE` itself (the apps do). Throws `ConfigError`, with the fix and the
  * URL's credentials redacted, for an unknown scheme, an unreachable or refusing Postgres (within
  * `connectTimeoutMs`), a locked, read-only or foreign SQLite file, or a schema newer than this package knows.
  */
 export async function openStore(url: string = DEFAULT_STORE_URL, options: OpenStoreOptions = {}): Promise<Store> {
+  const { recover, resume } = options;
+  if (recover !== undefined && recover !== false && typeof resume !== 'function') {
+    throw new ConfigError(
+      'openStore: recover needs resume: (orphan, store) => resumeRun({ ...agent, store, runId: orphan.runId, ownership: { lease: orphan } })',
+    );
+  }
+  const store = await openKind(url, options);
+  if (recover === undefined || recover === false) return store;
+  const recovery = recoverRuns(store, {
+    ...(recover === true ? {} : recover),
+    resume: resume as RecoverRunsOptions['resume'],
+  });
+  const close = store.close.bind(store);
+  store.close = () => {
+    recovery.stop();
+    return close();
+  };
+  return store;
+}
+
+async function openKind(url: string, options: OpenStoreOptions): Promise<Store> {
   const location = parseStoreUrl(url, options.cwd);
   const limits: StoreLimits = {
     maxEventChars: integerOption('maxEventChars', options.maxEventChars, DEFAULT_STORE_LIMITS.maxEventChars, {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ConfigError } from '@bridle/protocol';
 import { redactUrl } from './redact-url';
 
-/** The store URL `openStore()` uses when given none: a SQLite file under the working directory (the apps' default). */
+/** The store URL `openStore()` uses when given none: a SQLite file under the working directory (the `bridle` CLI's default keeps one per project in the user's data folder instead). */
 export const DEFAULT_STORE_URL = 'sqlite:.bridle/bridle.db';
 
 /** Where a store lives, parsed from its URL. */

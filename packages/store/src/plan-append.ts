@@ -9,6 +9,8 @@ import { StoreError } from './store-error';
  */
 export interface RunRow extends RunSummary {
   lastSequence: number;
+  /** The token of the run's latest lease (0 before any). */
+  fencingToken: number;
 }
 
 /** The journaled JSON of a run's events by sequence (a `Map`, or a lookup in the backend's own rows). */
@@ -71,25 +73,37 @@ export function runRow(fields: Partial<RunRow> & Pick<RunRow, 'runId' | 'status'
     status: fields.status,
     model: fields.model,
     sessionId: fields.sessionId,
+    tenant: fields.tenant,
     createdAt: fields.createdAt,
     updatedAt: fields.updatedAt,
     steps: fields.steps,
     toolCalls: fields.toolCalls,
     usage: fields.usage,
     durationMs: fields.durationMs,
+    title: fields.title,
+    owner: fields.owner,
+    leaseUntil: fields.leaseUntil,
     lastSequence: fields.lastSequence ?? -1,
+    fencingToken: fields.fencingToken ?? 0,
   };
 }
 
 /** The run's row after `events` (in sequence order, all after `current.lastSequence`). */
 export function applyEvents(runId: string, current: RunRow | undefined, events: readonly PreparedEvent[]): RunRow {
   const first = events[0] as PreparedEvent;
-  const row = runRow(current ?? { runId, status: 'running', createdAt: first.time, updatedAt: first.time });
+  // A record made by taking a lease before the first append (last sequence -1) holds no journal yet: the
+  // run's fields start from its first event, its lease fields stay.
+  const base =
+    current === undefined || current.lastSequence < 0
+      ? { ...current, runId, status: 'running', createdAt: first.time, updatedAt: first.time, lastSequence: -1 }
+      : current;
+  const row = runRow(base);
   for (const event of events) {
     if (event.type === 'run_start') {
       row.status = 'running';
       if (row.model === undefined && event.model !== undefined) row.model = event.model;
       if (row.sessionId === undefined && event.sessionId !== undefined) row.sessionId = event.sessionId;
+      if (row.tenant === undefined && event.tenant !== undefined) row.tenant = event.tenant;
     } else if (event.type === 'run_end' && event.status !== undefined) {
       row.status = event.status;
       const totals = event.totals;

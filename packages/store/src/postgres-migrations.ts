@@ -44,4 +44,23 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     description: 'run totals (steps, tool calls, usage, duration) for listRuns',
     statements: ['ALTER TABLE {schema}.bridle_runs ADD COLUMN totals text'],
   },
+  {
+    version: 3,
+    description: "the tenant of runs and sessions (the server lists only a tenant's own)",
+    statements: [
+      'ALTER TABLE {schema}.bridle_runs ADD COLUMN tenant text COLLATE "C"',
+      'CREATE INDEX bridle_runs_by_tenant ON {schema}.bridle_runs (tenant, updated_at DESC, run_id DESC)',
+      'ALTER TABLE {schema}.bridle_sessions ADD COLUMN tenant text COLLATE "C"',
+      'CREATE INDEX bridle_sessions_by_tenant ON {schema}.bridle_sessions (tenant, updated_at DESC, id DESC)',
+    ],
+  },
+  {
+    version: 4,
+    description: 'run ownership: the lease owner, when the lease ends (ms since the epoch) and the fencing token',
+    statements: [
+      'ALTER TABLE {schema}.bridle_runs ADD COLUMN owner text',
+      'ALTER TABLE {schema}.bridle_runs ADD COLUMN lease_until bigint',
+      'ALTER TABLE {schema}.bridle_runs ADD COLUMN fencing_token integer NOT NULL DEFAULT 0',
+    ],
+  },
 ];

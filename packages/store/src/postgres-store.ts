@@ -1,31 +1,44 @@
 import type {
+  AcquireLeaseOptions,
+  AcquireLeaseResult,
+  AppendOptions,
+  ClaimOrphansOptions,
   ListRunsQuery,
   ListSessionsQuery,
+  ReadEventsQuery,
   RunEvent,
+  RunLease,
+  RunSignal,
   RunSummary,
+  RunsOverview,
+  RunsOverviewQuery,
   SessionSummary,
   Store,
   StoredRun,
   StoredSession,
 } from '@bridle/protocol';
-import { ConfigError } from '@bridle/protocol';
 import type { Pool, PoolClient } from 'pg';
 import { checkId } from './check-id';
-import { checkQuery } from './check-query';
+import { checkEventsQuery, checkOverviewQuery, checkQuery } from './check-query';
 import { closedError } from './closed-error';
-import { decodeRun, type JournalRow } from './decode-run';
+import { decodeEvents, decodeRun, type JournalRow } from './decode-run';
+import { checkAcquire, checkClaim, checkRenew, checkToken, fencedError, leaseOf } from './lease-rules';
 import type { StoreLimits } from './limits';
-import { pendingMigrations, SCHEMA_VERSION_TABLE } from './migrations';
-import { planAppend } from './plan-append';
-import { postgresOpenError, postgresOperationError } from './postgres-faults';
-import { POSTGRES_MIGRATIONS } from './postgres-migrations';
+import { applyEvents, planAppend, type RunRow } from './plan-append';
+import { postgresOperationError } from './postgres-faults';
+import { listRunsQuery } from './postgres-list-runs';
+import { postgresOverview } from './postgres-overview';
+import { openPostgresPool } from './postgres-pool';
+import { quote } from './postgres-schema';
+import { PostgresSignals } from './postgres-signals';
+import { statementNames, statements } from './postgres-statements';
 import { type PreparedEvent, prepareEvents } from './prepare-events';
 import { decodeSession, prepareSession } from './prepare-session';
 import {
-  RUN_COLUMNS,
   type RunRecord,
   SESSION_COLUMNS,
   type SessionRecord,
+  tenantCondition,
   toRunRow,
   toSessionSummary,
   totalsColumn,
@@ -48,92 +61,12 @@ export interface PostgresStoreOptions {
   synchronous: 'full' | 'normal';
 }
 
-// One round trip: the append's commit returns once the server has it, without waiting for its WAL fsync.
-const APPEND_BEGIN_NORMAL = 'BEGIN; SET LOCAL synchronous_commit TO OFF';
-
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/** Runs whose row an append remembers (for its one-statement path); the least recently appended go first. */
+const KNOWN_ROWS = 10_000;
 
 /** Opens a Postgres store: connects (bounded by `connectTimeoutMs`) and applies migrations; failures are `ConfigError`s. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
-  if (!SCHEMA_NAME.test(options.schema)) {
-    throw new ConfigError(
-      `Postgres store at ${options.redacted}: schema ${JSON.stringify(options.schema)} is not a plain identifier; ` +
-        'use letters, digits and underscores (at most 63, not starting with a digit)',
-    );
-  }
-  const { default: pg } = await import('pg');
-  const pool = new pg.Pool({
-    connectionString: options.connectionString,
-    max: options.poolSize,
-    connectionTimeoutMillis: options.connectTimeoutMs,
-    allowExitOnIdle: true,
-    application_name: 'bridle',
-  });
-  // A client whose connection drops emits 'error' (the pool re-emits it for idle clients) besides failing its
-  // queries; without listeners that would crash the process. The failed query already reports it as a
-  // StoreError, the pool drops the client, and the next operation connects again.
-  pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
-  try {
-    const client = await pool.connect();
-    try {
-      await migrate(client, options);
-    } finally {
-      client.release();
-    }
-  } catch (error) {
-    await pool.end().catch(() => {});
-    throw postgresOpenError(error, options.redacted, options.connectTimeoutMs);
-  }
-  return new PostgresStore(pool, options);
-}
-
-function quote(identifier: string): string {
-  return `"${identifier.replaceAll('"', '""')}"`;
-}
-
-async function schemaVersion(client: PoolClient, schema: string): Promise<number> {
-  const table = await client.query<{ exists: string | null }>('SELECT to_regclass($1) AS exists', [
-    `${quote(schema)}.${SCHEMA_VERSION_TABLE}`,
-  ]);
-  if (table.rows[0]?.exists == null) return 0;
-  const result = await client.query<{ version: number | null }>(
-    `SELECT MAX(version) AS version FROM ${quote(schema)}.${SCHEMA_VERSION_TABLE}`,
-  );
-  return result.rows[0]?.version ?? 0;
-}
-
-/**
- * Applies pending migrations inside one transaction holding an advisory lock keyed by the schema, so any
- * number of processes may open one database at once: one migrates, the others wait and find nothing to do.
- */
-async function migrate(client: PoolClient, options: PostgresStoreOptions): Promise<void> {
-  const where = `${options.redacted} (schema ${options.schema})`;
-  if (pendingMigrations(POSTGRES_MIGRATIONS, await schemaVersion(client, options.schema), where).length === 0) return;
-  await client.query('BEGIN');
-  try {
-    await client.query("SELECT pg_advisory_xact_lock(hashtext('bridle_store'), hashtext($1))", [options.schema]);
-    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [options.schema]);
-    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${quote(options.schema)}`);
-    const pending = pendingMigrations(POSTGRES_MIGRATIONS, await schemaVersion(client, options.schema), where);
-    if (pending.length > 0) {
-      const table = `${quote(options.schema)}.${SCHEMA_VERSION_TABLE}`;
-      await client.query(`CREATE TABLE IF NOT EXISTS ${table} (version integer PRIMARY KEY, applied_at text NOT NULL)`);
-      for (const migration of pending) {
-        for (const statement of migration.statements) {
-          await client.query(statement.replaceAll('{schema}', quote(options.schema)));
-        }
-        await client.query(`INSERT INTO ${table} (version, applied_at) VALUES ($1, $2)`, [
-          migration.version,
-          new Date().toISOString(),
-        ]);
-      }
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
+  return new PostgresStore(await openPostgresPool(options), options);
 }
 
 class PostgresStore implements Store {
@@ -141,6 +74,16 @@ class PostgresStore implements Store {
   readonly #options: PostgresStoreOptions;
   readonly #where: string;
   readonly #sql: ReturnType<typeof statements>;
+  /** The prepared name of each fixed statement's text (others, built per query, go unnamed). */
+  readonly #names: Map<string, string>;
+  /**
+   * The row of each run this process appended to last, as the append left it. An append whose run is here
+   * is one conditional statement (it applies only while the row's last sequence and fencing token are still
+   * these); one that finds the row changed (another process appended, or took the lease) takes the
+   * transaction, which reads the row afresh.
+   */
+  readonly #known = new Map<string, RunRow>();
+  readonly #signals: PostgresSignals;
   #closing: Promise<void> | undefined;
 
   constructor(pool: Pool, options: PostgresStoreOptions) {
@@ -148,19 +91,79 @@ class PostgresStore implements Store {
     this.#options = options;
     this.#where = options.schema === 'public' ? options.redacted : `${options.redacted} (schema ${options.schema})`;
     this.#sql = statements(quote(options.schema));
+    this.#names = statementNames(this.#sql);
+    this.#signals = new PostgresSignals(pool, options.schema, this.#where);
   }
 
-  async appendEvents(runId: string, events: RunEvent[]): Promise<void> {
+  /** Sends a signal to run `runId` in every process listening on this database and schema (`NOTIFY`). */
+  async sendRunSignal(runId: string, signal: RunSignal): Promise<void> {
+    this.#open('sendRunSignal');
+    checkId(runId, 'sendRunSignal: runId');
+    await this.#signals.send(runId, signal);
+  }
+
+  /** Listens (`LISTEN`, on one pooled connection while some run listens) for the signals of run `runId`. */
+  async listenRunSignals(runId: string, listener: (signal: RunSignal) => void): Promise<() => void> {
+    this.#open('listenRunSignals');
+    checkId(runId, 'listenRunSignals: runId');
+    return this.#signals.listen(runId, listener);
+  }
+
+  async appendEvents(runId: string, events: RunEvent[], options?: AppendOptions): Promise<void> {
     this.#open('appendEvents');
     const prepared = prepareEvents(runId, events, this.#options.limits);
     if (prepared.length === 0) return;
+    const token = options?.fencingToken;
+    if (token !== undefined) checkToken('appendEvents', token);
+    const known = this.#known.get(runId);
+    this.#known.delete(runId);
+    if (
+      known !== undefined &&
+      (prepared[0] as PreparedEvent).sequence > known.lastSequence &&
+      (token === undefined || token >= known.fencingToken)
+    ) {
+      const row = applyEvents(runId, known, prepared);
+      if (await this.#appendKnown(runId, prepared, row, known, token)) return this.#remember(row);
+    }
+    await this.#appendInTransaction(runId, prepared, token);
+  }
+
+  /** The one-statement append over a remembered row: false when the row changed since (nothing written). */
+  async #appendKnown(
+    runId: string,
+    events: PreparedEvent[],
+    row: RunRow,
+    known: RunRow,
+    token: number | undefined,
+  ): Promise<boolean> {
+    const rows = await this.#query<{ appended: number }>(this.#sql.appendKnown, [
+      runId,
+      events.map((event) => event.sequence),
+      events.map((event) => event.type),
+      events.map((event) => event.json),
+      row.status,
+      row.model ?? null,
+      row.sessionId ?? null,
+      row.createdAt,
+      row.updatedAt,
+      row.lastSequence,
+      totalsColumn(row),
+      known.lastSequence,
+      token ?? null,
+      row.tenant ?? null,
+    ]);
+    return rows[0]?.appended === 1;
+  }
+
+  async #appendInTransaction(runId: string, events: PreparedEvent[], token: number | undefined): Promise<void> {
     const client = await this.#connect();
     let broken: unknown;
     try {
-      await client.query(this.#options.synchronous === 'normal' ? APPEND_BEGIN_NORMAL : 'BEGIN');
+      await client.query('BEGIN');
       try {
-        await this.#appendInTransaction(client, runId, prepared);
+        const row = await this.#planInTransaction(client, runId, events, token);
         await client.query('COMMIT');
+        if (row !== undefined) this.#remember(row);
       } catch (error) {
         await client.query('ROLLBACK').catch((rollbackError: unknown) => {
           broken = rollbackError;
@@ -175,35 +178,103 @@ class PostgresStore implements Store {
     }
   }
 
-  async #appendInTransaction(client: PoolClient, runId: string, events: PreparedEvent[]): Promise<void> {
+  async #planInTransaction(
+    client: PoolClient,
+    runId: string,
+    events: PreparedEvent[],
+    token: number | undefined,
+  ): Promise<RunRow | undefined> {
     const first = events[0] as PreparedEvent;
     // Upserting a placeholder row both creates a new run and locks the run's row, so writers of one run
     // take turns; a placeholder (last_sequence -1) reads as "no run yet".
-    const locked = await client.query<RunRecord>(this.#sql.lockRun, [runId, first.time]);
+    const locked = await client.query<RunRecord>(this.#statement(this.#sql.lockRun, [runId, first.time]));
     const record = locked.rows[0] as RunRecord;
-    const current = record.last_sequence < 0 ? undefined : toRunRow(record);
+    if (token !== undefined && token < record.fencing_token) throw fencedError(runId, token, record.fencing_token);
+    const stored = toRunRow(record);
+    const current = record.last_sequence < 0 ? undefined : stored;
     const existing = new Map<number, string>();
     if (current !== undefined && first.sequence <= current.lastSequence) {
       const to = Math.min(current.lastSequence, (events[events.length - 1] as PreparedEvent).sequence);
-      const rows = await client.query<JournalRow>(this.#sql.getEvents, [runId, first.sequence, to]);
+      const rows = await client.query<JournalRow>(this.#statement(this.#sql.getEvents, [runId, first.sequence, to]));
       for (const row of rows.rows) existing.set(row.sequence, row.json);
     }
     const plan = planAppend(runId, events, current, existing);
-    if (plan.row === undefined) return;
-    const row = plan.row;
-    await client.query(this.#sql.insertEventsAndUpdateRun, [
+    if (plan.row === undefined) return stored.lastSequence < 0 ? undefined : stored;
+    const row = { ...plan.row, fencingToken: stored.fencingToken };
+    await client.query(
+      this.#statement(this.#sql.insertEventsAndUpdateRun, [
+        runId,
+        plan.insert.map((event) => event.sequence),
+        plan.insert.map((event) => event.type),
+        plan.insert.map((event) => event.json),
+        row.status,
+        row.model ?? null,
+        row.sessionId ?? null,
+        row.createdAt,
+        row.updatedAt,
+        row.lastSequence,
+        totalsColumn(row),
+        row.tenant ?? null,
+      ]),
+    );
+    return row;
+  }
+
+  #remember(row: RunRow): void {
+    this.#known.set(row.runId, row);
+    if (this.#known.size > KNOWN_ROWS) this.#known.delete(this.#known.keys().next().value as string);
+  }
+
+  async acquireLease(runId: string, options: AcquireLeaseOptions): Promise<AcquireLeaseResult> {
+    this.#open('acquireLease');
+    const { owner, leaseMs, force } = checkAcquire(runId, options);
+    const taken = await this.#query<RunRecord>(this.#sql.acquireLease, [
       runId,
-      plan.insert.map((event) => event.sequence),
-      plan.insert.map((event) => event.type),
-      plan.insert.map((event) => event.json),
-      row.status,
-      row.model ?? null,
-      row.sessionId ?? null,
-      row.createdAt,
-      row.updatedAt,
-      row.lastSequence,
-      totalsColumn(row),
+      new Date().toISOString(),
+      owner,
+      leaseMs,
+      force,
     ]);
+    const record = taken[0];
+    if (record !== undefined) {
+      this.#remember(toRunRow(record));
+      return { acquired: true, lease: leaseOf(runId, owner, record.fencing_token, Number(record.lease_until)) };
+    }
+    const held = await this.#query<{ owner: string; lease_until: string }>(this.#sql.leaseHolder, [runId]);
+    const holder = held[0];
+    if (holder === undefined) return this.acquireLease(runId, options);
+    return { acquired: false, owner: holder.owner, leaseUntil: new Date(Number(holder.lease_until)).toISOString() };
+  }
+
+  async renewLease(lease: RunLease, leaseMs: number): Promise<RunLease> {
+    this.#open('renewLease');
+    const ms = checkRenew(lease, leaseMs);
+    const rows = await this.#query<{ owner: string; lease_until: string }>(this.#sql.renewLease, [
+      lease.runId,
+      lease.token,
+      ms,
+    ]);
+    const renewed = rows[0];
+    if (renewed === undefined) {
+      const latest = await this.#query<{ fencing_token: number }>(this.#sql.latestToken, [lease.runId]);
+      throw fencedError(lease.runId, lease.token, latest[0]?.fencing_token ?? 0);
+    }
+    return leaseOf(lease.runId, renewed.owner, lease.token, Number(renewed.lease_until));
+  }
+
+  async releaseLease(lease: RunLease): Promise<void> {
+    this.#open('releaseLease');
+    await this.#query(this.#sql.releaseLease, [lease.runId, lease.token]);
+  }
+
+  async claimOrphans(options: ClaimOrphansOptions): Promise<RunLease[]> {
+    this.#open('claimOrphans');
+    const { owner, leaseMs, limit } = checkClaim(options);
+    const rows = await this.#query<{ run_id: string; fencing_token: number; lease_until: string }>(
+      this.#sql.claimOrphans,
+      [owner, leaseMs, limit],
+    );
+    return rows.map((row) => leaseOf(row.run_id, owner, row.fencing_token, Number(row.lease_until)));
   }
 
   async readRun(runId: string): Promise<StoredRun | undefined> {
@@ -213,25 +284,25 @@ class PostgresStore implements Store {
     return decodeRun(runId, result);
   }
 
+  async readEvents(runId: string, query: ReadEventsQuery): Promise<RunEvent[]> {
+    this.#open('readEvents');
+    checkId(runId, 'readEvents: runId');
+    const { after, limit } = checkEventsQuery(query);
+    const result = await this.#query<JournalRow>(this.#sql.readEventsAfter, [runId, after, limit]);
+    return decodeEvents(runId, result);
+  }
+
   async listRuns(query?: ListRunsQuery): Promise<RunSummary[]> {
     this.#open('listRuns');
-    const { limit, before, status, sessionId } = checkQuery('listRuns', query);
-    const conditions: string[] = [];
-    const parameters: unknown[] = [];
-    const add = (condition: string, value: unknown) => {
-      parameters.push(value);
-      conditions.push(`${condition} $${parameters.length}`);
-    };
-    if (status !== undefined) add('status =', status);
-    if (sessionId !== undefined) add('session_id =', sessionId);
-    if (before !== undefined) add('updated_at <', before);
-    parameters.push(limit);
-    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-    const records = await this.#query<RunRecord>(
-      `SELECT ${RUN_COLUMNS} FROM ${this.#sql.runs} ${where} ORDER BY updated_at DESC, run_id DESC LIMIT $${parameters.length}`,
-      parameters,
-    );
+    const { text, parameters } = listRunsQuery(this.#sql, checkQuery('listRuns', query));
+    const records = await this.#query<RunRecord>(text, parameters);
     return records.map((record) => toRunSummary(toRunRow(record)));
+  }
+
+  async runsOverview(query: RunsOverviewQuery): Promise<RunsOverview> {
+    this.#open('runsOverview');
+    const window = checkOverviewQuery(query);
+    return postgresOverview((text, values) => this.#query(text, values), this.#sql, window);
   }
 
   async getSession(id: string): Promise<StoredSession | undefined> {
@@ -250,6 +321,7 @@ class PostgresStore implements Store {
       prepared.messageCount,
       prepared.createdAt,
       prepared.updatedAt,
+      prepared.tenant ?? null,
     ]);
   }
 
@@ -262,7 +334,21 @@ class PostgresStore implements Store {
 
   async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
     this.#open('listSessions');
-    const { limit, before } = checkQuery('listSessions', query);
+    const { limit, before, tenant } = checkQuery('listSessions', query);
+    if (tenant !== undefined) {
+      const parameters: unknown[] = [tenant];
+      const conditions = [tenantCondition(tenant).replace('?', '$1')];
+      if (before !== undefined) {
+        parameters.push(before);
+        conditions.push(`updated_at < $${parameters.length}`);
+      }
+      parameters.push(limit);
+      const rows = await this.#query<SessionRecord>(
+        `SELECT ${SESSION_COLUMNS} FROM ${this.#sql.sessions} WHERE ${conditions.join(' AND ')} ORDER BY updated_at DESC, id DESC LIMIT $${parameters.length}`,
+        parameters,
+      );
+      return rows.map(toSessionSummary);
+    }
     const records =
       before === undefined
         ? await this.#query<SessionRecord>(this.#sql.listSessions, [limit])
@@ -272,7 +358,8 @@ class PostgresStore implements Store {
 
   /** Ends the pool (waiting for operations in flight); calling it again returns the same promise. */
   close(): Promise<void> {
-    this.#closing ??= this.#pool.end();
+    // The listening connection goes back to the pool first: ending the pool waits for every client.
+    this.#closing ??= this.#signals.close().then(() => this.#pool.end());
     return this.#closing;
   }
 
@@ -288,40 +375,17 @@ class PostgresStore implements Store {
     }
   }
 
+  /** A query of `text`: named (prepared once per connection) when it is one of the fixed statements. */
+  #statement(text: string, values: unknown[]): { name?: string; text: string; values: unknown[] } {
+    const name = this.#names.get(text);
+    return name === undefined ? { text, values } : { name, text, values };
+  }
+
   async #query<T extends object>(text: string, values: unknown[]): Promise<T[]> {
     try {
-      return (await this.#pool.query<T>(text, values)).rows;
+      return (await this.#pool.query<T>(this.#statement(text, values))).rows;
     } catch (error) {
       throw postgresOperationError(error, this.#where);
     }
   }
-}
-
-function statements(schema: string) {
-  const runs = `${schema}.bridle_runs`;
-  const events = `${schema}.bridle_run_events`;
-  const sessions = `${schema}.bridle_sessions`;
-  return {
-    runs,
-    lockRun:
-      `INSERT INTO ${runs} (run_id, status, created_at, updated_at, last_sequence) VALUES ($1, 'running', $2, $2, -1) ` +
-      `ON CONFLICT (run_id) DO UPDATE SET run_id = excluded.run_id ` +
-      `RETURNING ${RUN_COLUMNS}`,
-    getEvents: `SELECT sequence, data AS json FROM ${events} WHERE run_id = $1 AND sequence >= $2 AND sequence <= $3`,
-    // One round trip: the events' INSERT runs as a data-modifying CTE beside the row's UPDATE.
-    insertEventsAndUpdateRun:
-      `WITH inserted AS (INSERT INTO ${events} (run_id, sequence, type, data) ` +
-      'SELECT $1, sequence, type, data FROM unnest($2::integer[], $3::text[], $4::text[]) AS batch (sequence, type, data)) ' +
-      `UPDATE ${runs} SET status = $5, model = $6, session_id = $7, created_at = $8, updated_at = $9, ` +
-      'last_sequence = $10, totals = $11 WHERE run_id = $1',
-    readJournal: `SELECT sequence, data AS json FROM ${events} WHERE run_id = $1 ORDER BY sequence`,
-    getSession: `SELECT data FROM ${sessions} WHERE id = $1`,
-    saveSession:
-      `INSERT INTO ${sessions} (id, data, message_count, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ` +
-      'ON CONFLICT (id) DO UPDATE SET data = excluded.data, message_count = excluded.message_count, ' +
-      'created_at = excluded.created_at, updated_at = excluded.updated_at',
-    deleteSession: `DELETE FROM ${sessions} WHERE id = $1 RETURNING id`,
-    listSessions: `SELECT ${SESSION_COLUMNS} FROM ${sessions} ORDER BY updated_at DESC, id DESC LIMIT $1`,
-    listSessionsBefore: `SELECT ${SESSION_COLUMNS} FROM ${sessions} WHERE updated_at < $1 ORDER BY updated_at DESC, id DESC LIMIT $2`,
-  };
 }

@@ -14,6 +14,8 @@ export interface PreparedEvent {
   /** `run_start`: the model id and session id. */
   model?: string;
   sessionId?: string;
+  /** `run_start`: the tenant. */
+  tenant?: string;
   /** `run_end`: the status. */
   status?: string;
   /** `run_end`: its totals, where the event carries them as numbers (a usage object as it is). */
@@ -115,14 +117,22 @@ export function prepareEvents(runId: string, events: unknown, limits: StoreLimit
     }
     const entry: PreparedEvent = { sequence, type, json, time };
     if (type === 'run_start') {
-      const { model, sessionId } = event as { model?: unknown; sessionId?: unknown };
+      const { model, sessionId, tenant } = event as { model?: unknown; sessionId?: unknown; tenant?: unknown };
       if (typeof model !== 'string')
         throw invalid(runId, index, `(run_start) needs a string model, got ${describeValue(model)}`);
       if (sessionId !== undefined && typeof sessionId !== 'string') {
         throw invalid(runId, index, `(run_start) has a sessionId that is not a string: ${describeValue(sessionId)}`);
       }
+      if (tenant !== undefined && (typeof tenant !== 'string' || tenant === '')) {
+        throw invalid(
+          runId,
+          index,
+          `(run_start) has a tenant that is not a non-empty string: ${describeValue(tenant)}`,
+        );
+      }
       entry.model = model;
       if (sessionId !== undefined) entry.sessionId = sessionId;
+      if (tenant !== undefined) entry.tenant = tenant;
     } else if (type === 'run_end') {
       const { status } = event as { status?: unknown };
       if (typeof status !== 'string' || status === '') {

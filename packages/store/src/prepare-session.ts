@@ -12,6 +12,8 @@ export interface PreparedSession {
   /** Canonical ISO 8601 UTC times, for ordering and paging. */
   createdAt: string;
   updatedAt: string;
+  /** The session's tenant, when it names one. */
+  tenant?: string;
 }
 
 /**
@@ -23,7 +25,7 @@ export function prepareSession(session: unknown, limits: StoreLimits): PreparedS
   if (typeof session !== 'object' || session === null || Array.isArray(session)) {
     throw new StoreError('invalid_input', `saveSession: session must be an object, got ${describeValue(session)}`);
   }
-  const { id, messages, meta } = session as Partial<StoredSession>;
+  const { id, messages, meta, tenant } = session as Partial<StoredSession>;
   checkId(id, 'saveSession: session.id');
   const where = `saveSession(${JSON.stringify(id)})`;
   if (!Array.isArray(messages)) {
@@ -31,6 +33,12 @@ export function prepareSession(session: unknown, limits: StoreLimits): PreparedS
   }
   if (meta !== undefined && (typeof meta !== 'object' || meta === null || Array.isArray(meta))) {
     throw new StoreError('invalid_input', `${where}: meta must be an object when given, got ${describeValue(meta)}`);
+  }
+  if (tenant !== undefined && (typeof tenant !== 'string' || tenant === '')) {
+    throw new StoreError(
+      'invalid_input',
+      `${where}: tenant must be a non-empty string when given, got ${describeValue(tenant)}`,
+    );
   }
   const fail = (error: unknown): never => {
     throw new StoreError('invalid_input', `${where}: ${(error as Error).message}`);
@@ -55,7 +63,9 @@ export function prepareSession(session: unknown, limits: StoreLimits): PreparedS
       `${where}: the session is ${json.length} characters of JSON, over the limit of ${limits.maxSessionChars} (maxSessionChars); compact its messages first`,
     );
   }
-  return { id, json, messageCount: messages.length, createdAt, updatedAt };
+  return tenant === undefined
+    ? { id, json, messageCount: messages.length, createdAt, updatedAt }
+    : { id, json, messageCount: messages.length, createdAt, updatedAt, tenant };
 }
 
 /** Parses a stored session; throws `StoreError` (`corrupt`) naming the session when it cannot be read. */

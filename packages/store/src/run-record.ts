@@ -1,6 +1,7 @@
-import type { SessionSummary } from '@bridle/protocol';
+import { DEFAULT_TENANT, type SessionSummary } from '@bridle/protocol';
 import { type RunRow, runRow } from './plan-append';
 import type { RunTotals } from './prepare-events';
+import { titleOf } from './run-title';
 
 /** A row of the `bridle_runs` table as both SQL stores read it. */
 export interface RunRecord {
@@ -8,11 +9,19 @@ export interface RunRecord {
   status: string;
   model: string | null;
   session_id: string | null;
+  tenant: string | null;
   created_at: string;
   updated_at: string;
   last_sequence: number;
   /** JSON of the run's {@link RunTotals} (null until a `run_end`). */
   totals: string | null;
+  /** `listRuns` only: the first line of the run's prompt, cut to `TITLE_LINE_CHARS` (see run-title.ts). */
+  title_line?: string | null;
+  /** Who holds the run's lease (null when nobody does). */
+  owner: string | null;
+  /** When the lease ends, in ms since the epoch (Postgres' bigint arrives as a string). */
+  lease_until: number | string | null;
+  fencing_token: number;
 }
 
 /** A row of the `bridle_sessions` table without its data, as both SQL stores list it. */
@@ -23,8 +32,17 @@ export interface SessionRecord {
   updated_at: string;
 }
 
+/**
+ * The SQL condition of a tenant filter on a `tenant` column, with `?` for its one parameter (the tenant):
+ * {@link DEFAULT_TENANT} also matches rows that name no tenant (journaled before tenants, or by the CLI).
+ */
+export function tenantCondition(tenant: string): string {
+  return tenant === DEFAULT_TENANT ? '(tenant = ? OR tenant IS NULL)' : 'tenant = ?';
+}
+
 /** The columns of {@link RunRecord}, for SELECT lists. */
-export const RUN_COLUMNS = 'run_id, status, model, session_id, created_at, updated_at, last_sequence, totals';
+export const RUN_COLUMNS =
+  'run_id, status, model, session_id, tenant, created_at, updated_at, last_sequence, totals, owner, lease_until, fencing_token';
 
 /** The columns of {@link SessionRecord}, for SELECT lists. */
 export const SESSION_COLUMNS = 'id, message_count, created_at, updated_at';
@@ -36,10 +54,18 @@ export function toRunRow(record: RunRecord): RunRow {
     status: record.status,
     ...(record.model !== null && { model: record.model }),
     ...(record.session_id !== null && { sessionId: record.session_id }),
+    ...(record.tenant !== null && { tenant: record.tenant }),
     createdAt: record.created_at,
     updatedAt: record.updated_at,
     lastSequence: record.last_sequence,
     ...totalsOf(record.totals),
+    ...(record.title_line != null && { title: titleOf(record.title_line) }),
+    ...(record.owner !== null &&
+      record.lease_until !== null && {
+        owner: record.owner,
+        leaseUntil: new Date(Number(record.lease_until)).toISOString(),
+      }),
+    fencingToken: record.fencing_token,
   });
 }
 

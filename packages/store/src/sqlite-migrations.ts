@@ -47,4 +47,41 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX bridle_runs_by_session ON bridle_runs (session_id)',
     ],
   },
+  {
+    version: 3,
+    description: "the tenant of runs and sessions (the server lists only a tenant's own)",
+    statements: [
+      'ALTER TABLE bridle_runs ADD COLUMN tenant TEXT',
+      'CREATE INDEX bridle_runs_by_tenant ON bridle_runs (tenant)',
+      'ALTER TABLE bridle_sessions ADD COLUMN tenant TEXT',
+      'CREATE INDEX bridle_sessions_by_tenant ON bridle_sessions (tenant)',
+    ],
+  },
+  {
+    version: 4,
+    description: 'run ownership: the lease owner, when the lease ends (ms since the epoch) and the fencing token',
+    statements: [
+      'ALTER TABLE bridle_runs ADD COLUMN owner TEXT',
+      'ALTER TABLE bridle_runs ADD COLUMN lease_until INTEGER',
+      'ALTER TABLE bridle_runs ADD COLUMN fencing_token INTEGER NOT NULL DEFAULT 0',
+    ],
+  },
+  {
+    version: 5,
+    description: 'run signals (steering and cancel) that processes on one file poll for',
+    statements: [
+      `CREATE TABLE bridle_run_signals (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      )`,
+    ],
+  },
+  {
+    version: 6,
+    description:
+      "each event's canonical time beside it: an append that neither starts nor ends a segment leaves the run's row alone, and a running run's updated time is its last event's",
+    statements: ['ALTER TABLE bridle_run_events ADD COLUMN time TEXT'],
+  },
 ];

@@ -1,10 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type {
+  AcquireLeaseOptions,
+  AcquireLeaseResult,
+  AppendOptions,
+  ClaimOrphansOptions,
   ListRunsQuery,
   ListSessionsQuery,
+  ReadEventsQuery,
   RunEvent,
+  RunLease,
+  RunSignal,
   RunSummary,
+  RunsOverview,
+  RunsOverviewQuery,
   SessionSummary,
   Store,
   StoredRun,
@@ -13,26 +22,30 @@ import type {
 import { ConfigError } from '@bridle/protocol';
 import type BetterSqlite3 from 'better-sqlite3';
 import { checkId } from './check-id';
-import { type CheckedQuery, checkQuery } from './check-query';
+import { type CheckedQuery, checkEventsQuery, checkOverviewQuery, checkQuery } from './check-query';
 import { closedError } from './closed-error';
-import { decodeRun, type JournalRow } from './decode-run';
+import { decodeEvents, decodeRun, type JournalRow } from './decode-run';
 import { GroupCommit } from './group-commit';
+import { checkAcquire, checkClaim, checkRenew, checkToken, fencedError, leaseOf } from './lease-rules';
 import type { StoreLimits } from './limits';
-import { pendingMigrations, SCHEMA_VERSION_TABLE } from './migrations';
 import { planAppend } from './plan-append';
 import { type PreparedEvent, prepareEvents } from './prepare-events';
 import { decodeSession, prepareSession } from './prepare-session';
 import {
-  RUN_COLUMNS,
   type RunRecord,
   SESSION_COLUMNS,
   type SessionRecord,
+  tenantCondition,
   toRunRow,
   toSessionSummary,
   totalsColumn,
 } from './run-record';
 import { sqliteOpenError, sqliteOperationError } from './sqlite-faults';
-import { SQLITE_MIGRATIONS } from './sqlite-migrations';
+import { sqliteListRunsQuery } from './sqlite-list-runs';
+import { type SqliteOverview, sqliteOverview } from './sqlite-overview';
+import { migrate } from './sqlite-schema';
+import { SqliteSignals } from './sqlite-signals';
+import { prepareStatements } from './sqlite-statements';
 import { toRunSummary } from './summaries';
 
 type Database = BetterSqlite3.Database;
@@ -81,56 +94,16 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions)
   }
 }
 
-function schemaVersion(db: Database): number {
-  const table = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?")
-    .get(SCHEMA_VERSION_TABLE) as { name: string } | undefined;
-  if (table === undefined) return 0;
-  const row = db.prepare(`SELECT MAX(version) AS version FROM ${SCHEMA_VERSION_TABLE}`).get() as {
-    version: number | null;
-  };
-  return row.version ?? 0;
-}
-
-/**
- * Applies pending migrations under SQLite's write lock (BEGIN IMMEDIATE), so two processes opening one new
- * file at once migrate it once. When nothing is pending it still writes a row and rolls it back: that is
- * how a read-only or locked file is found at open rather than at the first append (BEGIN IMMEDIATE alone
- * succeeds on a file SQLite opened read-only).
- */
-function migrate(db: Database, file: string): void {
-  pendingMigrations(SQLITE_MIGRATIONS, schemaVersion(db), file);
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const pending = pendingMigrations(SQLITE_MIGRATIONS, schemaVersion(db), file);
-    if (pending.length === 0) {
-      db.prepare(`INSERT INTO ${SCHEMA_VERSION_TABLE} (version, applied_at) VALUES (-1, 'write probe')`).run();
-      db.exec('ROLLBACK');
-      return;
-    }
-    db.exec(
-      `CREATE TABLE IF NOT EXISTS ${SCHEMA_VERSION_TABLE} (version INTEGER PRIMARY KEY NOT NULL, applied_at TEXT NOT NULL)`,
-    );
-    const record = db.prepare(`INSERT INTO ${SCHEMA_VERSION_TABLE} (version, applied_at) VALUES (?, ?)`);
-    for (const migration of pending) {
-      for (const statement of migration.statements) db.exec(statement);
-      record.run(migration.version, new Date().toISOString());
-    }
-    db.exec('COMMIT');
-  } catch (error) {
-    if (db.inTransaction) db.exec('ROLLBACK');
-    throw error;
-  }
-}
-
 class SqliteStore implements Store {
   readonly #db: Database;
   readonly #file: string;
   readonly #options: SqliteStoreOptions;
   readonly #statements: ReturnType<typeof prepareStatements>;
   readonly #listRuns = new Map<string, Statement>();
+  #overview: SqliteOverview | undefined;
   /** Writes (appends, session saves and deletes) are group-committed: one transaction per event-loop turn. */
   readonly #writes: GroupCommit;
+  readonly #signals: SqliteSignals;
   #closed = false;
 
   constructor(db: Database, file: string, options: SqliteStoreOptions) {
@@ -150,19 +123,51 @@ class SqliteStore implements Store {
       },
       (error) => sqliteOperationError(error, file, options.busyTimeoutMs),
     );
+    // A poll that fails (the file is locked past the busy timeout) is tried again at the next tick.
+    this.#signals = new SqliteSignals(
+      db,
+      (operation) => this.#writes.write(operation),
+      () => {},
+    );
   }
 
-  async appendEvents(runId: string, events: RunEvent[]): Promise<void> {
+  /** Sends a signal to run `runId` in every process that has this file open (they poll for it). */
+  async sendRunSignal(runId: string, signal: RunSignal): Promise<void> {
+    this.#open('sendRunSignal');
+    checkId(runId, 'sendRunSignal: runId');
+    await this.#signals.send(runId, signal);
+  }
+
+  /** Listens for the signals of run `runId` (this process polls the file while some run listens). */
+  async listenRunSignals(runId: string, listener: (signal: RunSignal) => void): Promise<() => void> {
+    this.#open('listenRunSignals');
+    checkId(runId, 'listenRunSignals: runId');
+    return this.#signals.listen(runId, listener);
+  }
+
+  async appendEvents(runId: string, events: RunEvent[], options?: AppendOptions): Promise<void> {
     this.#open('appendEvents');
     const prepared = prepareEvents(runId, events, this.#options.limits);
     if (prepared.length === 0) return;
-    await this.#writes.write(() => this.#appendInTransaction(runId, prepared));
+    const token = options?.fencingToken;
+    if (token !== undefined) checkToken('appendEvents', token);
+    await this.#writes.write(() => this.#appendInTransaction(runId, prepared, token));
   }
 
-  #appendInTransaction(runId: string, events: PreparedEvent[]): void {
-    const { getRun, getEvents, insertEvent, upsertRun, advanceRun } = this.#statements;
-    const record = getRun.get(runId) as RunRecord | undefined;
+  #appendInTransaction(runId: string, events: PreparedEvent[], token: number | undefined): void {
+    const { getRunForAppend, getEvents, insertEvent, upsertRun } = this.#statements;
+    const record = getRunForAppend.get(runId, runId, runId) as AppendRecord | undefined;
+    // The fence is checked in the write transaction that appends: no lease can be taken between the two.
+    if (token !== undefined && record !== undefined && token < record.fencing_token) {
+      throw fencedError(runId, token, record.fencing_token);
+    }
     const current = record && toRunRow(record);
+    if (current !== undefined && record !== undefined && record.journal_last !== null) {
+      // The row moves only when a segment starts or ends: the journal's last event says where the run is.
+      if (record.journal_last > current.lastSequence) current.lastSequence = record.journal_last;
+      if (record.journal_time !== null && record.journal_time > current.updatedAt)
+        current.updatedAt = record.journal_time;
+    }
     const existing = new Map<number, string>();
     const first = events[0] as PreparedEvent;
     if (current !== undefined && first.sequence <= current.lastSequence) {
@@ -171,19 +176,18 @@ class SqliteStore implements Store {
     }
     const plan = planAppend(runId, events, current, existing);
     if (plan.row === undefined) return;
-    for (const event of plan.insert) insertEvent.run(runId, event.sequence, event.type, event.json);
+    for (const event of plan.insert) insertEvent.run(runId, event.sequence, event.type, event.json, event.time);
+    // The common append (no run_start or run_end) writes its events only: the run's row, and the by-time
+    // index, would cost two more pages per commit (about 5 WAL frames instead of 3, and checkpoints as much
+    // more often). listRuns reads a running run's time from its last event instead (sqlite-list-runs.ts).
+    if (current !== undefined && current.lastSequence >= 0 && !plan.insert.some(startsOrEnds)) return;
     const row = plan.row;
-    if (current !== undefined && !plan.insert.some(startsOrEnds)) {
-      // The common append (no run_start or run_end): only the time and the last sequence move, so SQLite
-      // rewrites the row and the by-time index and leaves the status and session indexes untouched.
-      advanceRun.run(row.updatedAt, row.lastSequence, runId);
-      return;
-    }
     upsertRun.run(
       runId,
       row.status,
       row.model ?? null,
       row.sessionId ?? null,
+      row.tenant ?? null,
       row.createdAt,
       row.updatedAt,
       row.lastSequence,
@@ -198,6 +202,14 @@ class SqliteStore implements Store {
     return decodeRun(runId, rows);
   }
 
+  async readEvents(runId: string, query: ReadEventsQuery): Promise<RunEvent[]> {
+    this.#open('readEvents');
+    checkId(runId, 'readEvents: runId');
+    const { after, limit } = checkEventsQuery(query);
+    const rows = this.#run(() => this.#statements.readEventsAfter.all(runId, after, limit) as JournalRow[]);
+    return decodeEvents(runId, rows);
+  }
+
   async listRuns(query?: ListRunsQuery): Promise<RunSummary[]> {
     this.#open('listRuns');
     const checked = checkQuery('listRuns', query);
@@ -207,30 +219,74 @@ class SqliteStore implements Store {
   }
 
   #listRunsStatement(query: CheckedQuery): { statement: Statement; parameters: unknown[] } {
-    const conditions: string[] = [];
-    const parameters: unknown[] = [];
-    if (query.status !== undefined) {
-      conditions.push('status = ?');
-      parameters.push(query.status);
-    }
-    if (query.sessionId !== undefined) {
-      conditions.push('session_id = ?');
-      parameters.push(query.sessionId);
-    }
-    if (query.before !== undefined) {
-      conditions.push('updated_at < ?');
-      parameters.push(query.before);
-    }
-    parameters.push(query.limit);
-    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-    let statement = this.#listRuns.get(where);
+    const { key, text, parameters } = sqliteListRunsQuery(query);
+    let statement = this.#listRuns.get(key);
     if (statement === undefined) {
-      statement = this.#db.prepare(
-        `SELECT ${RUN_COLUMNS} FROM bridle_runs ${where} ORDER BY updated_at DESC, run_id DESC LIMIT ?`,
-      );
-      this.#listRuns.set(where, statement);
+      statement = this.#db.prepare(text);
+      this.#listRuns.set(key, statement);
     }
     return { statement, parameters };
+  }
+
+  async runsOverview(query: RunsOverviewQuery): Promise<RunsOverview> {
+    this.#open('runsOverview');
+    const window = checkOverviewQuery(query);
+    this.#overview ??= sqliteOverview(this.#db);
+    const overview = this.#overview;
+    return this.#run(() => overview(window));
+  }
+
+  async acquireLease(runId: string, options: AcquireLeaseOptions): Promise<AcquireLeaseResult> {
+    this.#open('acquireLease');
+    const { owner, leaseMs, force } = checkAcquire(runId, options);
+    return this.#writes.write((): AcquireLeaseResult => {
+      const now = Date.now();
+      const record = this.#statements.getRun.get(runId) as RunRecord | undefined;
+      if (!force && record?.owner != null && record.lease_until != null && Number(record.lease_until) >= now) {
+        return { acquired: false, owner: record.owner, leaseUntil: new Date(Number(record.lease_until)).toISOString() };
+      }
+      const token = (record?.fencing_token ?? 0) + 1;
+      if (record === undefined) {
+        const time = new Date(now).toISOString();
+        this.#statements.insertLeasedRun.run(runId, time, time, owner, now + leaseMs, token);
+      } else {
+        this.#statements.takeLease.run(owner, now + leaseMs, token, runId);
+      }
+      return { acquired: true, lease: leaseOf(runId, owner, token, now + leaseMs) };
+    });
+  }
+
+  async renewLease(lease: RunLease, leaseMs: number): Promise<RunLease> {
+    this.#open('renewLease');
+    const ms = checkRenew(lease, leaseMs);
+    return this.#writes.write(() => {
+      const until = Date.now() + ms;
+      const record = this.#statements.getRun.get(lease.runId) as RunRecord | undefined;
+      if (record?.owner == null || record.fencing_token !== lease.token) {
+        throw fencedError(lease.runId, lease.token, record?.fencing_token ?? 0);
+      }
+      this.#statements.renewLease.run(until, lease.runId);
+      return leaseOf(lease.runId, record.owner, lease.token, until);
+    });
+  }
+
+  async releaseLease(lease: RunLease): Promise<void> {
+    this.#open('releaseLease');
+    await this.#writes.write(() => this.#statements.releaseLease.run(lease.runId, lease.token));
+  }
+
+  async claimOrphans(options: ClaimOrphansOptions): Promise<RunLease[]> {
+    this.#open('claimOrphans');
+    const { owner, leaseMs, limit } = checkClaim(options);
+    return this.#writes.write(() => {
+      const now = Date.now();
+      const orphans = this.#statements.findOrphans.all(now, limit) as { run_id: string; fencing_token: number }[];
+      return orphans.map((orphan) => {
+        const token = orphan.fencing_token + 1;
+        this.#statements.takeLease.run(owner, now + leaseMs, token, orphan.run_id);
+        return leaseOf(orphan.run_id, owner, token, now + leaseMs);
+      });
+    });
   }
 
   async getSession(id: string): Promise<StoredSession | undefined> {
@@ -250,6 +306,7 @@ class SqliteStore implements Store {
         prepared.messageCount,
         prepared.createdAt,
         prepared.updatedAt,
+        prepared.tenant ?? null,
       ),
     );
   }
@@ -262,8 +319,17 @@ class SqliteStore implements Store {
 
   async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
     this.#open('listSessions');
-    const { limit, before } = checkQuery('listSessions', query);
+    const { limit, before, tenant } = checkQuery('listSessions', query);
     const { listSessions, listSessionsBefore } = this.#statements;
+    if (tenant !== undefined) {
+      // Rare beside the plain listing (the server's tenants): built per call rather than kept prepared.
+      const conditions = [tenantCondition(tenant), ...(before === undefined ? [] : ['updated_at < ?'])];
+      const statement = this.#db.prepare(
+        `SELECT ${SESSION_COLUMNS} FROM bridle_sessions WHERE ${conditions.join(' AND ')} ORDER BY updated_at DESC, id DESC LIMIT ?`,
+      );
+      const parameters = before === undefined ? [tenant, limit] : [tenant, before, limit];
+      return (this.#run(() => statement.all(...parameters)) as SessionRecord[]).map(toSessionSummary);
+    }
     const records = this.#run(
       () => (before === undefined ? listSessions.all(limit) : listSessionsBefore.all(before, limit)) as SessionRecord[],
     );
@@ -274,6 +340,7 @@ class SqliteStore implements Store {
     if (this.#closed) return;
     // Writes asked for before close() are committed, not dropped.
     this.#writes.flush();
+    this.#signals.close();
     this.#closed = true;
     this.#db.close();
   }
@@ -291,39 +358,13 @@ class SqliteStore implements Store {
   }
 }
 
+/** The runs-table record an append reads: the row, and the sequence and time of the run's last journaled event. */
+interface AppendRecord extends RunRecord {
+  journal_last: number | null;
+  journal_time: string | null;
+}
+
 /** Whether an event opens or closes a segment (only those change a run's row beyond its time and sequence). */
 function startsOrEnds(event: PreparedEvent): boolean {
   return event.type === 'run_start' || event.type === 'run_end';
-}
-
-function prepareStatements(db: Database) {
-  return {
-    getRun: db.prepare(`SELECT ${RUN_COLUMNS} FROM bridle_runs WHERE run_id = ?`),
-    getEvents: db.prepare(
-      'SELECT sequence, data AS json FROM bridle_run_events WHERE run_id = ? AND sequence >= ? AND sequence <= ?',
-    ),
-    insertEvent: db.prepare('INSERT INTO bridle_run_events (run_id, sequence, type, data) VALUES (?, ?, ?, ?)'),
-    upsertRun: db.prepare(
-      'INSERT INTO bridle_runs (run_id, status, model, session_id, created_at, updated_at, last_sequence, totals) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, ' +
-        'model = excluded.model, session_id = excluded.session_id, updated_at = excluded.updated_at, ' +
-        'last_sequence = excluded.last_sequence, totals = excluded.totals',
-    ),
-    advanceRun: db.prepare('UPDATE bridle_runs SET updated_at = ?, last_sequence = ? WHERE run_id = ?'),
-    readJournal: db.prepare('SELECT sequence, data AS json FROM bridle_run_events WHERE run_id = ? ORDER BY sequence'),
-    getSession: db.prepare('SELECT data FROM bridle_sessions WHERE id = ?'),
-    saveSession: db.prepare(
-      'INSERT INTO bridle_sessions (id, data, message_count, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ' +
-        'ON CONFLICT (id) DO UPDATE SET data = excluded.data, message_count = excluded.message_count, ' +
-        'created_at = excluded.created_at, updated_at = excluded.updated_at',
-    ),
-    deleteSession: db.prepare('DELETE FROM bridle_sessions WHERE id = ?'),
-    listSessions: db.prepare(
-      `SELECT ${SESSION_COLUMNS} FROM bridle_sessions ORDER BY updated_at DESC, id DESC LIMIT ?`,
-    ),
-    listSessionsBefore: db.prepare(
-      `SELECT ${SESSION_COLUMNS} FROM bridle_sessions WHERE updated_at < ? ` +
-        'ORDER BY updated_at DESC, id DESC LIMIT ?',
-    ),
-  };
 }

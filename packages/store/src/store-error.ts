@@ -12,8 +12,10 @@ const STORE_MARKER = Symbol.for('bridle.error.store');
  * - `unavailable`: the database could not do it now (locked past the busy timeout, read-only, disk full,
  *   connection lost); nothing of the batch was written, so the call can be retried.
  * - `closed`: the store was closed.
+ * - `fenced`: the append or lease renewal carried a fencing token older than the run's latest lease: another
+ *   process took the run over; nothing was written, and the caller must stop writing for that run.
  */
-export type StoreErrorCode = 'invalid_input' | 'conflict' | 'corrupt' | 'unavailable' | 'closed';
+export type StoreErrorCode = 'invalid_input' | 'conflict' | 'corrupt' | 'unavailable' | 'closed' | 'fenced';
 
 /**
  * A store operation failed; `code` says why (see {@link StoreErrorCode}). Problems found while opening a

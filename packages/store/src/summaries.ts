@@ -8,11 +8,15 @@ export function toRunSummary(row: RunRow): RunSummary {
     status: row.status,
     ...(row.model !== undefined && { model: row.model }),
     ...(row.sessionId !== undefined && { sessionId: row.sessionId }),
+    ...(row.tenant !== undefined && { tenant: row.tenant }),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     ...(row.steps !== undefined && { steps: row.steps }),
     ...(row.toolCalls !== undefined && { toolCalls: row.toolCalls }),
     ...(row.usage !== undefined && { usage: { ...row.usage } }),
     ...(row.durationMs !== undefined && { durationMs: row.durationMs }),
+    ...(row.title !== undefined && { title: row.title }),
+    ...(row.owner !== undefined && { owner: row.owner }),
+    ...(row.leaseUntil !== undefined && { leaseUntil: row.leaseUntil }),
   };
 }

@@ -10,13 +10,17 @@ export function eventsOf(runId: string, base?: number) {
   const stamp = (sequence: number) => ({ runId, sequence, timestamp: timeAt(sequence, base) });
   const usage = { inputTokens: 10, outputTokens: 5 };
   return {
-    start: (sequence: number, extra: { model?: string; sessionId?: string; resumed?: boolean } = {}): RunEvent => ({
+    start: (
+      sequence: number,
+      extra: { model?: string; sessionId?: string; resumed?: boolean; tenant?: string } = {},
+    ): RunEvent => ({
       ...stamp(sequence),
       type: 'run_start',
       model: extra.model ?? 'test:model',
       prompt: 'hello',
       ...(extra.sessionId !== undefined && { sessionId: extra.sessionId }),
       ...(extra.resumed !== undefined && { resumed: extra.resumed }),
+      ...(extra.tenant !== undefined && { tenant: extra.tenant }),
     }),
     modelStart: (sequence: number, step = 1): RunEvent => ({
       ...stamp(sequence),

@@ -31,6 +31,88 @@ export function listRunsConformance(open: (options?: OpenStoreOptions) => Promis
       expect(await store.listRuns({ status: 'no such status' })).toEqual([]);
     });
 
+    it('a running run is listed at its last event’s time: order, updatedAt, before and the filters follow it', async () => {
+      const store = await open();
+      // "ended" ends at second 5; "busy" starts at 0 and, in later appends that neither start nor end a
+      // segment, moves on to second 7, then 9; "idle" starts at 6 and stays there.
+      const ended = eventsOf('ended');
+      const busy = eventsOf('busy');
+      const idle = eventsOf('idle');
+      await store.appendEvents('busy', [busy.start(0, { sessionId: 'S' })]);
+      await store.appendEvents('ended', [ended.start(4), ended.end(5)]);
+      await store.appendEvents('idle', [idle.start(6)]);
+      await store.appendEvents('busy', stepEvents('busy', 1, 4));
+      const ids = (rows: { runId: string }[]) => rows.map((row) => row.runId);
+      let listed = await store.listRuns();
+      expect(listed.map((row) => [row.runId, row.status, row.updatedAt])).toEqual([
+        ['busy', 'running', timeAt(7)],
+        ['idle', 'running', timeAt(6)],
+        ['ended', 'completed', timeAt(5)],
+      ]);
+      await store.appendEvents('busy', [busy.modelStart(8, 2), busy.modelEnd(9, 2)]);
+      listed = await store.listRuns({ status: 'running', sessionId: 'S' });
+      expect(listed.map((row) => [row.runId, row.createdAt, row.updatedAt])).toEqual([['busy', timeAt(0), timeAt(9)]]);
+      expect(ids(await store.listRuns({ before: timeAt(9) }))).toEqual(['idle', 'ended']);
+      expect(ids(await store.listRuns({ before: timeAt(6) }))).toEqual(['ended']);
+      expect(ids(await store.listRuns({ limit: 1 }))).toEqual(['busy']);
+      expect(ids(await store.listRuns({ limit: 2, search: 'hello' }))).toEqual(['busy', 'idle']);
+      // Its end settles it where its last event put it.
+      await store.appendEvents('busy', [busy.end(10)]);
+      expect((await store.listRuns({ status: 'completed' })).map((row) => [row.runId, row.updatedAt])).toEqual([
+        ['busy', timeAt(10)],
+        ['ended', timeAt(5)],
+      ]);
+      expect((await store.readRun('busy'))?.updatedAt).toBe(timeAt(10));
+    });
+
+    it('filters runs and sessions by tenant; tenant default also matches those that name none', async () => {
+      const store = await open();
+      const at = Date.UTC(2025, 1, 1);
+      const runs: [string, string | undefined][] = [
+        ['n0', undefined],
+        ['a1', 'acme'],
+        ['d2', 'default'],
+        ['g3', 'globex'],
+        ['a4', 'acme'],
+      ];
+      for (const [index, [runId, tenant]] of runs.entries()) {
+        const e = eventsOf(runId, at + index * 60_000);
+        await store.appendEvents(runId, [e.start(0, tenant === undefined ? {} : { tenant }), e.end(1)]);
+      }
+      // A resumed segment naming another tenant does not move the run.
+      const later = eventsOf('a1', at + 10 * 60_000);
+      await store.appendEvents('a1', [later.start(2, { tenant: 'globex', resumed: true })]);
+      const ids = (rows: { runId: string }[]) => rows.map((row) => row.runId);
+      expect(ids(await store.listRuns({ tenant: 'acme' }))).toEqual(['a1', 'a4']);
+      expect(ids(await store.listRuns({ tenant: 'acme', limit: 1 }))).toEqual(['a1']);
+      expect(ids(await store.listRuns({ tenant: 'default' }))).toEqual(['d2', 'n0']);
+      expect(ids(await store.listRuns({ tenant: 'globex', status: 'completed' }))).toEqual(['g3']);
+      expect(ids(await store.listRuns({ tenant: 'nobody' }))).toEqual([]);
+      expect((await store.listRuns({ tenant: 'acme', limit: 1 }))[0]?.tenant).toBe('acme');
+      expect((await store.listRuns({ tenant: 'default' })).map((row) => row.tenant)).toEqual(['default', undefined]);
+
+      const session = (id: string, minute: number, tenant?: string) => ({
+        id,
+        messages: [],
+        createdAt: new Date(at + minute * 60_000).toISOString(),
+        updatedAt: new Date(at + minute * 60_000).toISOString(),
+        ...(tenant === undefined ? {} : { tenant }),
+      });
+      await store.saveSession(session('s0', 0));
+      await store.saveSession(session('s1', 1, 'acme'));
+      await store.saveSession(session('s2', 2, 'globex'));
+      await store.saveSession(session('s3', 3, 'acme'));
+      const sessionIds = (rows: { id: string }[]) => rows.map((row) => row.id);
+      expect(sessionIds(await store.listSessions({ tenant: 'acme' }))).toEqual(['s3', 's1']);
+      expect(sessionIds(await store.listSessions({ tenant: 'acme', before: session('x', 3).updatedAt }))).toEqual([
+        's1',
+      ]);
+      expect(sessionIds(await store.listSessions({ tenant: 'default' }))).toEqual(['s0']);
+      expect(sessionIds(await store.listSessions())).toEqual(['s3', 's2', 's1', 's0']);
+      expect((await store.getSession('s1'))?.tenant).toBe('acme');
+      await expect(store.listRuns({ tenant: '' })).rejects.toThrow('listRuns: tenant must be a non-empty string');
+    });
+
     it('keeps times canonical (UTC, milliseconds): an offset, no milliseconds or a day past the month end', async () => {
       const store = await open();
       const at = (runId: string, sequence: number, timestamp: string) => ({
@@ -94,6 +176,7 @@ export function listRunsConformance(open: (options?: OpenStoreOptions) => Promis
         toolCalls: 3,
         usage: { inputTokens: 30, outputTokens: 9, costUsd: 0.25 },
         durationMs: 10,
+        title: 'hello',
       });
     });
   });

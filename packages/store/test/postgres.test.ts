@@ -3,6 +3,7 @@ import type { Store } from '@bridle/protocol';
 import { ConfigError } from '@bridle/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, StoreError } from '../src/index';
+import { POSTGRES_MIGRATIONS } from '../src/postgres-migrations';
 import { startChild } from './child';
 import { eventsOf, stepEvents } from './events';
 import {
@@ -78,7 +79,7 @@ suite('postgres: opening', () => {
     const fromOption = newSchema();
     stores.push(await openStore(url.href, { schema: fromOption }));
     expect(await admin(`SELECT MAX(version) AS version FROM "${fromOption}".bridle_schema_version`)).toEqual([
-      { version: 2 },
+      { version: 4 },
     ]);
 
     const error = await configError(openStore(POSTGRES_URL, { schema: 'bad"; DROP TABLE x; --' }));
@@ -110,6 +111,66 @@ suite('postgres: opening', () => {
     expect(await settingOf(full.href, { synchronous: 'normal' })).toEqual([{ setting: 'off' }]);
   });
 
+  it('an owner’s fenced append is one round trip (one statement)', async () => {
+    const target = new URL(POSTGRES_URL);
+    let roundTrips = 0;
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) }, (type) => {
+      if (type === 'Q' || type === 'S') roundTrips += 1;
+    });
+    const url = new URL(POSTGRES_URL);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const store = await openStore(url.href, { schema: newSchema() });
+    try {
+      const taken = await store.acquireLease?.('r1', { owner: 'alpha', leaseMs: 60_000 });
+      const token = taken?.acquired ? taken.lease.token : 0;
+      roundTrips = 0;
+      await store.appendEvents('r1', [eventsOf('r1').start(0)], { fencingToken: token });
+      for (let step = 1; step <= 4; step++) {
+        await store.appendEvents('r1', stepEvents('r1', step, 1 + (step - 1) * 4), { fencingToken: token });
+      }
+      expect(roundTrips).toBe(5);
+      expect((await store.readRun('r1'))?.events).toHaveLength(17);
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
+  });
+
+  it('upgrades a second-release (version 2) schema in place: its running run takes a lease and fences', async () => {
+    const schema = newSchema();
+    await admin(`CREATE SCHEMA "${schema}"`);
+    await admin(
+      `CREATE TABLE "${schema}".bridle_schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`,
+    );
+    for (const migration of POSTGRES_MIGRATIONS.slice(0, 2)) {
+      for (const statement of migration.statements) await admin(statement.replaceAll('{schema}', `"${schema}"`));
+      await admin(`INSERT INTO "${schema}".bridle_schema_version VALUES ($1, '2026-11-01T00:00:00.000Z')`, [
+        migration.version,
+      ]);
+    }
+    await admin(`INSERT INTO "${schema}".bridle_runs VALUES ('old', 'running', 'test:model', NULL, $1, $1, 0, NULL)`, [
+      eventsOf('old').start(0).timestamp,
+    ]);
+    await admin(`INSERT INTO "${schema}".bridle_run_events VALUES ('old', 0, 'run_start', $1)`, [
+      JSON.stringify(eventsOf('old').start(0)),
+    ]);
+    const store = await openStore(POSTGRES_URL, { schema });
+    stores.push(store);
+    expect((await store.listRuns()).map((run) => [run.runId, run.status, run.owner])).toEqual([
+      ['old', 'running', undefined],
+    ]);
+    expect(await store.acquireLease?.('old', { owner: 'upgraded', leaseMs: 60_000 })).toMatchObject({
+      acquired: true,
+      lease: { token: 1 },
+    });
+    await store.appendEvents('old', [eventsOf('old').modelStart(1)], { fencingToken: 1 });
+    await store.acquireLease?.('old', { owner: 'next', leaseMs: 60_000, force: true });
+    await expect(store.appendEvents('old', [eventsOf('old').modelEnd(2)], { fencingToken: 1 })).rejects.toMatchObject({
+      code: 'store_fenced',
+    });
+    expect((await store.readRun('old'))?.events.map((event) => event.type)).toEqual(['run_start', 'model_start']);
+  });
+
   it('many processes opening one new schema at once migrate it once (advisory lock)', async () => {
     const schema = newSchema();
     const opened = await Promise.all(Array.from({ length: 8 }, () => openStore(POSTGRES_URL, { schema, poolSize: 2 })));
@@ -117,6 +178,8 @@ suite('postgres: opening', () => {
     expect(await admin(`SELECT version FROM "${schema}".bridle_schema_version`)).toEqual([
       { version: 1 },
       { version: 2 },
+      { version: 3 },
+      { version: 4 },
     ]);
     await Promise.all(opened.map((store, index) => store.appendEvents(`r${index}`, [eventsOf(`r${index}`).start(0)])));
     expect(await opened[0]?.listRuns()).toHaveLength(8);
@@ -129,7 +192,7 @@ suite('postgres: opening', () => {
     const schema = schemaFor(store);
     await admin(`INSERT INTO "${schema}".bridle_schema_version VALUES (9, '2030-01-01T00:00:00.000Z')`);
     const error = await configError(reopenSchema(store));
-    expect(error.message).toContain('has schema version 9, newer than version 2');
+    expect(error.message).toContain('has schema version 9, newer than version 4');
     expect(error.message).toContain(`(schema ${schema})`);
     expect(await admin(`SELECT COUNT(*)::int AS n FROM "${schema}".bridle_run_events`)).toEqual([{ n: 1 }]);
   });

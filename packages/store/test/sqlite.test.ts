@@ -72,7 +72,14 @@ describe('sqlite: opening', () => {
     await prefixed.close();
     raw(path.join(cwd, 'nested/deeper/bare.db'), (db) => {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT version FROM bridle_schema_version').all()).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(db.prepare('SELECT version FROM bridle_schema_version').all()).toEqual([
+        { version: 1 },
+        { version: 2 },
+        { version: 3 },
+        { version: 4 },
+        { version: 5 },
+        { version: 6 },
+      ]);
     });
   });
 
@@ -90,7 +97,7 @@ describe('sqlite: opening', () => {
     await store.close();
     raw(file, (db) => db.prepare("INSERT INTO bridle_schema_version VALUES (7, '2030-01-01T00:00:00.000Z')").run());
     const error = await configError(openStore(file));
-    expect(error.message).toContain(`the store at ${file} has schema version 7, newer than version 2`);
+    expect(error.message).toContain(`the store at ${file} has schema version 7, newer than version 6`);
     expect(error.message).toContain('Upgrade Bridle');
     raw(file, (db) => {
       expect(db.prepare('SELECT COUNT(*) AS n FROM bridle_run_events').get()).toEqual({ n: 1 });
@@ -122,6 +129,10 @@ describe('sqlite: opening', () => {
       expect(db.prepare('SELECT version FROM bridle_schema_version ORDER BY version').all()).toEqual([
         { version: 1 },
         { version: 2 },
+        { version: 3 },
+        { version: 4 },
+        { version: 5 },
+        { version: 6 },
       ]);
       const indexes = db
         .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'bridle_runs' ORDER BY name")
@@ -129,9 +140,45 @@ describe('sqlite: opening', () => {
       expect(indexes.filter((index) => index.sql !== null).map((index) => index.sql)).toEqual([
         'CREATE INDEX bridle_runs_by_session ON bridle_runs (session_id)',
         'CREATE INDEX bridle_runs_by_status ON bridle_runs (status)',
+        'CREATE INDEX bridle_runs_by_tenant ON bridle_runs (tenant)',
         'CREATE INDEX bridle_runs_by_time ON bridle_runs (updated_at DESC, run_id DESC)',
       ]);
     });
+  });
+
+  it('upgrades a second-release (version 2) file in place: its running run takes a lease and fences', async () => {
+    const file = newFile();
+    raw(file, (db) => {
+      db.pragma('journal_mode = WAL');
+      db.exec('CREATE TABLE bridle_schema_version (version INTEGER PRIMARY KEY NOT NULL, applied_at TEXT NOT NULL)');
+      for (const migration of SQLITE_MIGRATIONS.slice(0, 2)) {
+        for (const statement of migration.statements) db.exec(statement);
+        db.prepare("INSERT INTO bridle_schema_version VALUES (?, '2026-11-01T00:00:00.000Z')").run(migration.version);
+      }
+      db.prepare("INSERT INTO bridle_runs VALUES ('old', 'running', 'test:model', NULL, ?, ?, 0, NULL)").run(
+        timeAt(0),
+        timeAt(0),
+      );
+      db.prepare("INSERT INTO bridle_run_events VALUES ('old', 0, 'run_start', ?)").run(
+        JSON.stringify(eventsOf('old').start(0)),
+      );
+    });
+    const store = await openStore(file);
+    try {
+      expect((await store.listRuns()).map((run) => [run.runId, run.status, run.owner])).toEqual([
+        ['old', 'running', undefined],
+      ]);
+      const taken = await store.acquireLease?.('old', { owner: 'upgraded', leaseMs: 60_000 });
+      expect(taken).toMatchObject({ acquired: true, lease: { token: 1 } });
+      await store.appendEvents('old', [eventsOf('old').modelStart(1)], { fencingToken: 1 });
+      await store.acquireLease?.('old', { owner: 'next', leaseMs: 60_000, force: true });
+      await expect(store.appendEvents('old', [eventsOf('old').modelEnd(2)], { fencingToken: 1 })).rejects.toMatchObject(
+        { code: 'store_fenced' },
+      );
+      expect((await store.readRun('old'))?.events.map((event) => event.type)).toEqual(['run_start', 'model_start']);
+    } finally {
+      await store.close();
+    }
   });
 
   it('a file that is not a database, or a folder, is a ConfigError naming it', async () => {

@@ -2,8 +2,11 @@ import type { RunEvent, Store, StoredRun } from '@bridle/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenStoreOptions, StoreError } from '../src/index';
 import { json, rejection, state } from './conformance-helpers';
+import { consoleConformance } from './console-conformance';
 import { eventsOf, stepEvents, timeAt } from './events';
+import { leaseConformance } from './lease-conformance';
 import { listRunsConformance } from './list-runs-conformance';
+import { readEventsConformance } from './read-events-conformance';
 import { sessionAndFaultConformance } from './session-fault-conformance';
 
 /** How the conformance suite reaches one kind of store. */
@@ -99,6 +102,8 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       });
     });
 
+    readEventsConformance(open, target);
+
     describe('status and state derived from the journal', () => {
       it('is running until run_end, then the run_end status; model and session come from run_start', async () => {
         const store = await open();
@@ -113,6 +118,7 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
             sessionId: 's1',
             createdAt: timeAt(0),
             updatedAt: timeAt(0),
+            title: 'hello',
           },
         ]);
         await store.appendEvents('r1', [...stepEvents('r1', 1, 1), e.end(5, 'step_limit')]);
@@ -131,6 +137,7 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
             toolCalls: 1,
             usage: { inputTokens: 10, outputTokens: 5 },
             durationMs: 3,
+            title: 'hello',
           },
         ]);
       });
@@ -321,6 +328,8 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
     sessionAndFaultConformance(target, open);
 
     listRunsConformance(open);
+    consoleConformance(open);
+    leaseConformance(open);
 
     if (target.reopen !== undefined) {
       const reopen = target.reopen.bind(target);

@@ -8,8 +8,41 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-/** Starts a proxy on a free port of 127.0.0.1 forwarding to `target`. */
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/**
+ * Calls `onMessage` with the type of each Postgres protocol message a client sends (after its startup
+ * message): `'Q'` (a simple query) and `'S'` (the Sync ending an extended query) each end one round trip.
+ */
+function postgresMessages(onMessage: (type: string) => void): (chunk: Buffer) => void {
+  let pending = Buffer.alloc(0);
+  let started = false;
+  return (chunk) => {
+    pending = Buffer.concat([pending, chunk]);
+    for (;;) {
+      if (!started) {
+        if (pending.length < 4) return;
+        const length = pending.readInt32BE(0);
+        if (pending.length < length) return;
+        pending = pending.subarray(length);
+        started = true;
+        continue;
+      }
+      if (pending.length < 5) return;
+      const length = pending.readInt32BE(1);
+      if (pending.length < 1 + length) return;
+      onMessage(String.fromCharCode(pending[0] as number));
+      pending = pending.subarray(1 + length);
+    }
+  };
+}
+
+/**
+ * Starts a proxy on a free port of 127.0.0.1 forwarding to `target`; `onPostgresMessage` hears the type of
+ * each Postgres message clients send.
+ */
+export async function startTcpProxy(
+  target: { host: string; port: number },
+  onPostgresMessage?: (type: string) => void,
+): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(target);
@@ -22,6 +55,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         upstream.destroy();
       });
     }
+    if (onPostgresMessage !== undefined) client.on('data', postgresMessages(onPostgresMessage));
     client.pipe(upstream).pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,5 +1,6 @@
+import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';
-import { ConfigError, type Tool, type ToolContext } from '@bridle/protocol';
+import { ConfigError, type Sandbox, type Tool, type ToolContext } from '@bridle/protocol';
 import { expectArguments, invalidArguments, stringArgument } from './check-arguments';
 import { GIT_SAFETY_ARGUMENTS, GIT_SAFETY_ENVIRONMENT, isGit } from './git-safety';
 import { type CommandPreset, type ResolvedPreset, resolvePreset } from './resolve-preset';
@@ -29,6 +30,11 @@ export interface CommandToolOptions {
   requiresApproval?: boolean;
   /** Time between SIGTERM and SIGKILL of the process group, in milliseconds. Default 2,000. */
   killGraceMs?: number;
+  /**
+   * Where presets with `sandbox: true` run (e.g. `openBubblewrapSandbox` of `@bridle/sandbox`, over the
+   * same folder as the workspace). Required when a preset asks for it.
+   */
+  sandbox?: Sandbox;
 }
 
 /**
@@ -57,6 +63,19 @@ export function commandTool(
       'commandTool: a preset has a "workspace-path" parameter, but the workspace given has no checkPath(); pass a Workspace from Workspace.open().',
     );
   }
+  const sandboxed = [...resolved.values()].filter((preset) => preset.sandbox).map((preset) => preset.name);
+  const sandbox = options.sandbox;
+  if (sandboxed.length > 0 && (typeof sandbox !== 'object' || sandbox === null || typeof sandbox.run !== 'function')) {
+    throw new ConfigError(
+      `Preset "${sandboxed[0]}" has sandbox: true, but commandTool was given no sandbox: pass { sandbox } (openBubblewrapSandbox from @bridle/sandbox, over the workspace folder), or remove "sandbox" from the preset.`,
+    );
+  }
+  const root = (workspace as { root?: unknown }).root;
+  if (sandbox !== undefined && typeof root === 'string' && root !== sandbox.root) {
+    throw new ConfigError(
+      `commandTool: the sandbox is over ${sandbox.root}, the workspace is ${root}; open the sandbox over the workspace's folder.`,
+    );
+  }
   const killGraceMs = options.killGraceMs ?? 2_000;
   if (!Number.isSafeInteger(killGraceMs) || killGraceMs < 0) {
     throw new ConfigError('commandTool option "killGraceMs" must be a non-negative integer of milliseconds.');
@@ -65,7 +84,7 @@ export function commandTool(
   const names = [...resolved.keys()];
   return {
     name: toolName,
-    description: describe(resolved),
+    description: describe(resolved, sandbox?.network ?? false),
     parameters: {
       type: 'object',
       properties: {
@@ -93,6 +112,7 @@ export function commandTool(
       const values = await jailPaths(workspace, preset, parameterValues(toolName, preset, args.params));
       const signal = context?.signal;
       if (signal?.aborted) throw new WorkspaceError('aborted', `Command "${command}" was aborted before it started.`);
+      if (preset.sandbox) return runSandboxed(sandbox!, preset, values, signal);
       const outcome = await workspace.withDirectory(preset.cwd, (cwd) => {
         // The signal may have aborted while the directory was checked: its listener below would never fire.
         if (signal?.aborted) throw new WorkspaceError('aborted', `Command "${command}" was aborted before it started.`);
@@ -126,6 +146,41 @@ export function commandTool(
       return result;
     },
   };
+}
+
+/** Runs a `sandbox: true` preset inside the sandbox; its result adds `refusals` when the sandbox stepped in. */
+async function runSandboxed(
+  sandbox: Sandbox,
+  preset: ResolvedPreset,
+  values: string[],
+  signal: AbortSignal | undefined,
+): Promise<CommandResult> {
+  const git = isGit(preset.executable);
+  const env = git ? { ...environment(preset.env), ...GIT_SAFETY_ENVIRONMENT } : environment(preset.env);
+  // The sandbox sets its own PATH (the user's, from its allow-list); the preset's executable is absolute, and
+  // started by its real path: a link in a folder the sandbox replaces (under /tmp or a home folder) is not there.
+  delete env.PATH;
+  const executable = realExecutable(preset.executable);
+  let outcome: Awaited<ReturnType<Sandbox['run']>>;
+  try {
+    outcome = await sandbox.run({
+      argv: [executable, ...(git ? GIT_SAFETY_ARGUMENTS : []), ...preset.args, ...values],
+      ...(preset.cwd === undefined ? {} : { cwd: preset.cwd }),
+      env,
+      timeoutMs: preset.timeoutMs,
+      maxOutputBytes: preset.maxOutputBytes,
+      ...(signal ? { signal } : {}),
+    });
+  } catch (error) {
+    throw startFailure(preset.name, error);
+  }
+  const { aborted, refusals, ...result } = outcome;
+  if (aborted)
+    throw new WorkspaceError(
+      'aborted',
+      `Command "${preset.name}" was aborted; every process of its sandbox was stopped.`,
+    );
+  return refusals.length > 0 ? { ...result, refusals } : result;
 }
 
 /** A promise that never rejects: its outcome as data, observed from the moment it is created. */
@@ -195,7 +250,7 @@ function environment(names: readonly string[]): Record<string, string> {
   return env;
 }
 
-function describe(presets: Map<string, ResolvedPreset>): string {
+function describe(presets: Map<string, ResolvedPreset>, network: boolean): string {
   const lines = [
     'Run one of these preset commands in the workspace (no shell; parameters are passed as single arguments and may not start with "-"):',
   ];
@@ -207,8 +262,11 @@ function describe(presets: Map<string, ResolvedPreset>): string {
       return `${param.name}${detail}${choices}`;
     });
     const what = preset.description === undefined ? '' : `${preset.description} `;
+    const where = preset.sandbox
+      ? ` in a sandbox: ${network ? '' : 'no network, '}writes only inside the workspace`
+      : '';
     lines.push(
-      `- ${preset.name}: ${what}(runs ${[preset.executable, ...preset.args].join(' ')})${params.length ? `; params: ${params.join('; ')}` : ''}`,
+      `- ${preset.name}: ${what}(runs ${[preset.executable, ...preset.args].join(' ')}${where})${params.length ? `; params: ${params.join('; ')}` : ''}`,
     );
   }
   return lines.join('\n');
@@ -219,4 +277,13 @@ function commandDescription(presets: Map<string, ResolvedPreset>): string {
   const described = [...presets.values()].filter((preset) => preset.description !== undefined);
   if (described.length === 0) return 'Which preset command to run.';
   return `Which preset command to run: ${described.map((preset) => `"${preset.name}" ${preset.description}`).join('; ')}.`;
+}
+
+/** The file a preset's executable names, links followed; the path as given when it cannot be read. */
+function realExecutable(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

@@ -1,11 +1,13 @@
 import { compilePrefixMatcher } from './glob-matcher';
 
 /**
- * Paths the workspace refuses to touch unless configured otherwise: the repository's `.git`, any
- * nested `.git` (a planted repository's config or hooks run code when someone uses git there), and
- * `.env*` files at any depth.
+ * Paths the workspace refuses for every operation (read, write, edit, list, find, search, a preset's
+ * path parameter) unless configured otherwise: the repository's `.git`, any nested `.git` (a planted
+ * repository's config or hooks run code when someone uses git there), `.env*` files at any depth, and
+ * the harness's own state, `.bridle` at any depth (a run store and journals kept in the folder: an agent
+ * that could write there could plant an "approved" pause or a session the user would continue).
  */
-export const DEFAULT_PROTECTED = ['.git/**', '**/.git/**', '.env*'] as const;
+export const DEFAULT_PROTECTED = ['.git/**', '**/.git/**', '.env*', '.bridle/**', '**/.bridle/**'] as const;
 
 /**
  * Builds the test for protected paths. A path is protected when any of its prefixes matches a

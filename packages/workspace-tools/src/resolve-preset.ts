@@ -22,6 +22,11 @@ export interface CommandPreset {
   timeoutMs?: number;
   /** Most bytes kept of stdout and of stderr, each. Default 100,000. */
   maxOutputBytes?: number;
+  /**
+   * Run inside the sandbox given to `commandTool` (`{ sandbox }`): writes only inside the workspace, no
+   * network, no secrets in the environment. Default false (the program runs as the user, unsandboxed).
+   */
+  sandbox?: boolean;
 }
 
 /** A preset checked and resolved at creation. */
@@ -35,6 +40,7 @@ export interface ResolvedPreset {
   env: string[];
   timeoutMs: number;
   maxOutputBytes: number;
+  sandbox: boolean;
 }
 
 const PRESET_KEYS = new Set([
@@ -46,6 +52,7 @@ const PRESET_KEYS = new Set([
   'env',
   'timeoutMs',
   'maxOutputBytes',
+  'sandbox',
 ]);
 
 /** Checks one preset and resolves its executable. Throws `ConfigError` naming the preset and the fix. */
@@ -71,6 +78,9 @@ export function resolvePreset(name: string, preset: unknown): ResolvedPreset {
     (typeof description !== 'string' || description.trim() === '' || description.length > 500)
   ) {
     throw new ConfigError(`${where}: "description" must be a non-empty string of at most 500 characters.`);
+  }
+  if (record.sandbox !== undefined && typeof record.sandbox !== 'boolean') {
+    throw new ConfigError(`${where}: "sandbox" must be true or false, got ${describeValue(record.sandbox)}.`);
   }
   const args = stringList(where, 'args', record.args);
   const env = stringList(where, 'env', record.env);
@@ -104,6 +114,7 @@ export function resolvePreset(name: string, preset: unknown): ResolvedPreset {
       min: 1,
       where: `commandTool preset "${name}"`,
     }),
+    sandbox: record.sandbox === true,
   };
 }
 

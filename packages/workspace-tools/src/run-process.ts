@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { OutputBuffer } from './output-buffer';
+import { OutputBuffer } from '@bridle/protocol/internal';
 import { signalGroup, waitForGroupExit } from './process-group';
 
 /** The outcome of one command run. `durationMs` is wall time from spawn to the group being gone. */
@@ -10,6 +10,8 @@ export interface CommandResult {
   stderr: string;
   timedOut: boolean;
   durationMs: number;
+  /** Only for a `sandbox: true` preset whose sandbox stepped in: what it refused or stopped, one sentence each. */
+  refusals?: string[];
 }
 
 /** What to run and its bounds. Times in milliseconds, sizes in bytes (per stream). */

@@ -1,4 +1,6 @@
 import { ConfigError, describeValue } from '@bridle/protocol';
+import { errorMessage, toRe2Syntax } from '@bridle/protocol/internal';
+import { RE2JS } from 're2js';
 import { invalidArguments } from './check-arguments';
 
 /** Longest parameter value accepted when the schema sets no `maxLength`. */
@@ -35,8 +37,28 @@ export interface StringParameter {
 }
 
 /**
+ * A preset's `pattern`, checked as ECMAScript and run on re2js (linear time): its values come from the
+ * model, and a pattern such as `^([a-z]+/?)+$` would backtrack for ever on RegExp. Throws `ConfigError`
+ * for an invalid pattern, or one RE2 cannot run (lookaround, backreferences, repeat counts over 1000).
+ */
+function linearPattern(where: string, source: string): RE2JS {
+  try {
+    new RegExp(source, 'u');
+  } catch (error) {
+    throw new ConfigError(`${where}: "pattern" is not a valid regular expression: ${errorMessage(error)}`);
+  }
+  try {
+    return RE2JS.compile(toRe2Syntax(source));
+  } catch (error) {
+    throw new ConfigError(
+      `${where}: "pattern" ${JSON.stringify(source)} cannot run on the linear-time engine (${errorMessage(error).replace(/^error parsing regexp: /, '')}): parameter values come from the model, so write it without lookaround, backreferences or repeat counts over 1000.`,
+    );
+  }
+}
+
+/**
  * Compiles a preset parameter schema. Only string schemas are allowed, with the keywords `enum`,
- * `const`, `pattern` (unicode regex), `minLength`, `maxLength`, `format` (only
+ * `const`, `pattern` (unicode regex, run in linear time), `minLength`, `maxLength`, `format` (only
  * {@link WORKSPACE_PATH_FORMAT}) and annotations; anything else
  * throws `ConfigError` rather than being silently unchecked.
  */
@@ -72,14 +94,7 @@ export function compileStringParameter(preset: string, name: string, schema: unk
     throw new ConfigError(`${where}: "const" must be a string.`);
   const minLength = lengthKeyword(where, record, 'minLength') ?? 0;
   const maxLength = lengthKeyword(where, record, 'maxLength') ?? DEFAULT_MAX_PARAMETER_LENGTH;
-  let pattern: RegExp | undefined;
-  if (record.pattern !== undefined) {
-    try {
-      pattern = new RegExp(String(record.pattern), 'u');
-    } catch (error) {
-      throw new ConfigError(`${where}: "pattern" is not a valid regular expression: ${(error as Error).message}`);
-    }
-  }
+  const pattern = record.pattern === undefined ? undefined : linearPattern(where, String(record.pattern));
   return {
     name,
     schema: record,

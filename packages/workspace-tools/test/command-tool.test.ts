@@ -316,3 +316,48 @@ describe('process groups', () => {
     expect(await readFile(join(root, 'keep.txt'), 'utf8')).toBe('keep');
   });
 });
+
+describe('commandTool: preset patterns run in linear time', () => {
+  // `^([a-z]+/?)+$` looks harmless and backtracks for ever on RegExp against "aaaa…!"; the value is the model's.
+  const presets = {
+    show: { executable: 'true', params: { file: { type: 'string', maxLength: 4096, pattern: '^([a-z]+/?)+$' } } },
+  } satisfies Record<string, CommandPreset>;
+
+  it('a long value the pattern refuses gets its answer', async () => {
+    const { tool } = await setup(presets);
+    const value = `${'a'.repeat(4000)}!`;
+    expect((await refusal(tool.execute({ command: 'show', params: { file: value } }, context()))).message).toMatch(
+      /"params.file" must match the pattern \^\(\[a-z\]\+\/\?\)\+\$/,
+    );
+    expect((await tool.execute({ command: 'show', params: { file: 'src/lib' } }, context())).exitCode).toBe(0);
+  });
+
+  it('ECMAScript spellings keep their meaning; lookaround and backreferences are refused at creation', async () => {
+    const { tool } = await setup({
+      show: { executable: 'true', params: { name: { type: 'string', pattern: '^caf\\u00e9\\s\\p{Letter}+$' } } },
+    });
+    expect((await tool.execute({ command: 'show', params: { name: 'café\u00a0Ω' } }, context())).exitCode).toBe(0);
+    for (const pattern of ['^(?!x)', '(a)\\1']) {
+      await expect(
+        setup({ show: { executable: 'true', params: { name: { type: 'string', pattern } } } }),
+      ).rejects.toThrow(
+        `Preset "show", parameter "name": "pattern" ${JSON.stringify(pattern)} cannot run on the linear-time engine`,
+      );
+    }
+    await expect(
+      setup({ show: { executable: 'true', params: { name: { type: 'string', pattern: '(' } } } }),
+    ).rejects.toThrow(ConfigError);
+  });
+});
+
+describe('presets with sandbox: true', () => {
+  it('need a sandbox: without one, commandTool refuses at creation naming the preset and the fix', async () => {
+    const workspace = await Workspace.open((await tempTree({})).root);
+    expect(() => commandTool(workspace, { test: { executable: 'true', sandbox: true } })).toThrow(
+      'Preset "test" has sandbox: true, but commandTool was given no sandbox: pass { sandbox } (openBubblewrapSandbox from @bridle/sandbox, over the workspace folder), or remove "sandbox" from the preset.',
+    );
+    expect(() => commandTool(workspace, { test: { executable: 'true', sandbox: 'yes' as never } })).toThrow(
+      'Preset "test": "sandbox" must be true or false, got "yes".',
+    );
+  });
+});

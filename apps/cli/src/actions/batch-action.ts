@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { type BatchResult, runBatch } from '@bridle/batch';
 import { ConfigError } from '@bridle/protocol';
-import { errorMessage } from '@bridle/protocol/internal';
+import { errorMessage, redactCredentials } from '@bridle/protocol/internal';
 import { buildAgentSetup } from '../agent-setup';
 import { createApprover } from '../approval-prompt';
 import { readBatchInput } from '../batch-input';
@@ -68,11 +68,11 @@ export async function batchAction(context: CommandContext, inputFile: string, fl
   const skipped = items.length - todo.length;
   io.stderr.write(
     style.dim(
-      `${todo.length} to run${skipped > 0 ? `, ${skipped} already in ${flags.out}` : ''}${bad.length > 0 ? `, ${bad.length} bad ${bad.length === 1 ? 'line' : 'lines'}` : ''} · ${setup.modelId} · concurrency ${flags.concurrency}\n`,
+      `${todo.length} to run${skipped > 0 ? `, ${skipped} already in ${flags.out}` : ''}${bad.length > 0 ? `, ${bad.length} bad ${bad.length === 1 ? 'line' : 'lines'}` : ''} · ${redactCredentials(setup.modelId)} · concurrency ${flags.concurrency}\n`,
     ),
   );
 
-  const view = createBatchProgressView(io.stderr, style, todo.length);
+  const view = createBatchProgressView(io.stderr, style, todo.length, { concurrency: flags.concurrency });
   const controller = new AbortController();
   const stopSignals = abortOnStopSignals(io, controller);
   const started = Date.now();

@@ -3,6 +3,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { BatchResult } from '@bridle/batch';
 import { ConfigError } from '@bridle/protocol';
+import { redactCredentials } from '@bridle/protocol/internal';
 import type { QueuedJob, RunJobSpec } from '@bridle/queue';
 import { chooseModelId } from '../agent-setup';
 import { type InputItem, readBatchInput } from '../batch-input';
@@ -11,6 +12,7 @@ import { createBatchProgressView } from '../batch-progress';
 import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
+import { watchForWorkers } from '../no-worker-notice';
 import { isSameFile } from '../same-file';
 import { abortOnStopSignals } from '../stop-signals';
 import type { BatchFlags } from './batch-flags';
@@ -142,13 +144,14 @@ export async function queuedBatchAction(
   const skipped = items.length - todo.length;
   io.stderr.write(
     style.dim(
-      `${todo.length} to run${skipped > 0 ? `, ${skipped} already in ${flags.out}` : ''}${bad.length > 0 ? `, ${bad.length} bad ${bad.length === 1 ? 'line' : 'lines'}` : ''} · ${modelId} · queue ${settings.prefix}:bridle-runs\n`,
+      `${todo.length} to run${skipped > 0 ? `, ${skipped} already in ${flags.out}` : ''}${bad.length > 0 ? `, ${bad.length} bad ${bad.length === 1 ? 'line' : 'lines'}` : ''} · ${redactCredentials(modelId)} · queue ${settings.prefix}:bridle-runs\n`,
     ),
   );
   const maxCostUsd = flags.maxCost ?? project.config.maxCostUsd;
   const specs: RunJobSpec[] = todo.map((item) => ({
     ...(item.messages === undefined ? { prompt: item.prompt as string } : { messages: item.messages }),
-    model: modelId,
+    // The workers call the endpoint with their own credentials: none travel through Redis.
+    model: redactCredentials(modelId),
     ...(flags.skill?.[0] === undefined ? {} : { skill: flags.skill[0] }),
     ...(item.system === undefined
       ? flags.system === undefined
@@ -171,6 +174,19 @@ export async function queuedBatchAction(
   const started = Date.now();
   const results: BatchResult[] = [];
   const written = new Set<string>();
+  let lastSettled = Date.now();
+  const { redactUrl } = await import('@bridle/store');
+  const opened = queue;
+  const stopWatching = watchForWorkers({
+    workers: () => opened.queue.getWorkers(),
+    lastSettled: () => lastSettled,
+    notice: () =>
+      view.note(
+        style.yellow(
+          `No worker is consuming queue ${settings.prefix}:bridle-runs: the items wait there. Start one (with the model's key in its environment): bridle worker --redis ${redactUrl(settings.redis)} --store ${redactUrl(settings.store)}${settings.prefix === 'bridle' ? '' : ` --queue-prefix ${settings.prefix}`}`,
+        ),
+      ),
+  });
   try {
     await submitAll(queue, specs, {
       signal: controller.signal,
@@ -178,6 +194,7 @@ export async function queuedBatchAction(
         const item = todo[index] as InputItem;
         if (written.has(item.id)) return;
         written.add(item.id);
+        lastSettled = Date.now();
         const result = toBatchResult(job, item, index);
         results.push(result);
         appender.append(toResultLine(result));
@@ -196,6 +213,7 @@ export async function queuedBatchAction(
       },
     });
   } finally {
+    stopWatching();
     view.stop();
     stopSignals.stop();
     appender.close();

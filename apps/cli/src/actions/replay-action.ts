@@ -1,4 +1,4 @@
-import { runAgent } from '@bridle/core';
+import { resumeRun, runAgent } from '@bridle/core';
 import type { RunEvent, Tool } from '@bridle/protocol';
 import { ConfigError } from '@bridle/protocol';
 import { replayModel } from '@bridle/testing';
@@ -8,6 +8,7 @@ import type { CommandContext } from '../command-context';
 import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
 import { type McpFlags, openMcpTools } from '../mcp-tools';
+import { recordedDecisions } from '../recorded-decisions';
 import { firstDivergence, runOutcome, type ToolOutcome, toolOutcomes } from '../replay-divergence';
 import { abortOnStopSignals } from '../stop-signals';
 import { firstRunStart, readStoredRun } from '../stored-run';
@@ -27,12 +28,12 @@ const NO_MODEL = 'openai-compatible:http://127.0.0.1:9/v1#replay';
 export async function replayAction(context: CommandContext, runId: string, flags: ReplayFlags): Promise<number> {
   const { io, errorStyle: style } = context;
   const project = await loadCliProject(context, flags);
-  const stored = await openCliStore(context, flags, project.config);
+  const stored = await openCliStore(context, flags, project.config, { readOnly: true });
   const controller = new AbortController();
   const stopSignals = abortOnStopSignals(io, controller);
   let closeMcp = async () => {};
   try {
-    const run = await readStoredRun(stored.store, runId, stored.url);
+    const run = await readStoredRun(stored.store, runId, stored.url, stored.hint);
     const start = firstRunStart(run);
     if (start === undefined || (start.prompt === undefined && start.messages === undefined))
       throw new ConfigError(
@@ -46,23 +47,42 @@ export async function replayAction(context: CommandContext, runId: string, flags
     const { tools, served } = replayTools([...setup.tools, ...mcp.tools], recordedTools, run.events, runId);
     if (served.length > 0 && !flags.json)
       io.stderr.write(style.dim(`Recorded results served for ${served.join(', ')} (not given by these flags).\n`));
-    const denied = new Set(
-      recordedTools.filter((call) => call.result.startsWith('Denied:')).map((call) => call.callId),
-    );
+    const decisions = recordedDecisions(run.events, runId);
     const events: RunEvent[] = [];
     const recordedSteps = recordedOutcome?.steps ?? run.events.filter((event) => event.type === 'model_end').length;
-    const result = await runAgent({
-      model: replayModel(run.events),
+    const model = replayModel(run.events);
+    const shared = {
+      model,
       tools,
       ...(start.system === undefined ? {} : { system: start.system }),
-      ...(start.messages !== undefined ? { messages: start.messages } : { prompt: start.prompt as string }),
       ...setup.limits,
       maxSteps: flags.maxSteps ?? Math.max(1, recordedSteps),
       retry: { maxRetries: 0 },
-      approve: (call) => !denied.has(call.id),
+      // The recorded decisions, not today's settings: calls denied in the run are denied again, calls the run
+      // paused on pause again and get the decisions their resume recorded (`bridle resume --deny`, the server).
+      approve: (call: { id: string }) =>
+        decisions.paused.has(call.id) ? ('ask' as const) : !decisions.deniedInRun.has(call.id),
       signal: controller.signal,
-      onEvent: (event) => events.push(event),
+      onEvent: (event: RunEvent) => events.push(event),
+    };
+    let result = await runAgent({
+      ...shared,
+      ...(start.messages !== undefined ? { messages: start.messages } : { prompt: start.prompt as string }),
     });
+    for (const recorded of decisions.resumes) {
+      if (result.status !== 'awaiting_approval' || result.state === undefined) break;
+      // Only the calls this pause waits for: a replay that paused elsewhere is reported as a difference below.
+      // A recorded decision's digest names the recording's run: the replay's pause of that call has its own.
+      const pending = new Map(result.pendingApprovals?.map((call) => [call.callId, call]));
+      const approvals = Object.fromEntries(
+        Object.entries(recorded).flatMap(([callId, decision]) => {
+          const call = pending.get(callId);
+          if (call === undefined) return [];
+          return [[callId, typeof decision === 'object' ? { ...decision, digest: call.digest } : decision]];
+        }),
+      );
+      result = await resumeRun({ ...shared, state: result.state, approvals });
+    }
     const divergence = firstDivergence(
       { tools: recordedTools, outcome: recordedOutcome },
       {
@@ -99,7 +119,7 @@ export async function replayAction(context: CommandContext, runId: string, flags
  * The tools of the replay: read-only tools the flags give run for real; other tools, and tools the flags do
  * not give, serve the recorded result of each call (an error result is thrown again, so it stays an error).
  */
-function replayTools(
+export function replayTools(
   available: readonly Tool[],
   recorded: readonly ToolOutcome[],
   events: readonly RunEvent[],

@@ -1,8 +1,10 @@
 import { ConfigError } from '@bridle/protocol';
+import { redactCredentials } from '@bridle/protocol/internal';
 import type { RunJob, RunWorker } from '@bridle/queue';
 import { type AgentFlags, buildAgentSetup } from '../agent-setup';
 import { openCliTelemetry } from '../cli-telemetry';
 import type { CommandContext } from '../command-context';
+import { loadDecisionKey } from '../decision-key-file';
 import { ExitCode } from '../exit-code';
 import { loadCliProject } from '../load-cli-project';
 import { type McpFlags, openMcpTools } from '../mcp-tools';
@@ -57,7 +59,10 @@ export async function workerAction(context: CommandContext, flags: WorkerFlags):
   try {
     mcp = await openMcpTools(flags.mcp, project, io, style);
     const agentFor = workerAgents(setup, flags, io, project.config, mcp.tools);
-    const agent = async (job: RunJob) => ({ ...(await agentFor(job)), onEvent: telemetry.observers });
+    // Workers of one user on one machine share the decision key: approvals a resumed segment journaled hold
+    // when another worker takes the run over.
+    const decisionKey = await loadDecisionKey(io.env);
+    const agent = async (job: RunJob) => ({ ...(await agentFor(job)), decisionKey, onEvent: telemetry.observers });
     let stopping: (() => void) | undefined;
     const stopped = new Promise<void>((resolve) => {
       stopping = resolve;
@@ -75,7 +80,7 @@ export async function workerAction(context: CommandContext, flags: WorkerFlags):
       onLog: ({ message }) => log(message),
     });
     log(
-      `store ${redactUrl(settings.store)} · model ${setup.modelId} · skills ${setup.skills.map((skill) => skill.name).join(', ')}`,
+      `store ${redactUrl(settings.store)} · model ${redactCredentials(setup.modelId)} · skills ${setup.skills.map((skill) => skill.name).join(', ')}`,
     );
     await stopped;
     stopInterrupt();

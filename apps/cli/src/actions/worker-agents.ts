@@ -1,5 +1,6 @@
 import { type BridleConfig, parseModelId } from '@bridle/models';
 import type { Tool } from '@bridle/protocol';
+import { redactCredentials } from '@bridle/protocol/internal';
 import type { RunJob, WorkerAgent } from '@bridle/queue';
 import { type AgentFlags, type AgentSetup, buildAgentSetup } from '../agent-setup';
 
@@ -36,22 +37,26 @@ export function workerAgents(
   const setups = new Map<string, Promise<AgentSetup>>();
   return async (job) => {
     const endpoint = endpointOf(job.model);
-    if (endpoint !== undefined && endpoint !== ownEndpoint)
+    // Jobs name an endpoint without its credentials (a producer strips them: Redis need not hold them), so
+    // endpoints are compared without them, and the worker's own endpoint, with its credentials, is called.
+    if (endpoint !== undefined && redactCredentials(endpoint) !== redactCredentials(ownEndpoint ?? ''))
       throw new Error(
-        `model ${job.model} points at ${endpoint}, an endpoint this worker's settings did not choose (it runs ${own.modelId}): start a worker with --model for that endpoint to run such jobs.`,
+        `model ${redactCredentials(job.model)} points at ${redactCredentials(endpoint)}, an endpoint this worker's settings did not choose (it runs ${redactCredentials(own.modelId)}): start a worker with --model for that endpoint to run such jobs.`,
       );
+    const modelId =
+      endpoint === undefined ? job.model : `openai-compatible:${ownEndpoint}#${parseModelId(job.model).model}`;
     if (job.skill !== undefined && !offered.includes(job.skill))
       throw new Error(
         `skill "${job.skill}" is not offered by this worker (it offers ${offered.join(', ')}): start a worker with --skill ${job.skill}.`,
       );
-    const key = `${job.model}\n${job.skill ?? ''}`;
+    const key = `${modelId}\n${job.skill ?? ''}`;
     let setup = setups.get(key);
     if (!setup) {
       setup =
-        job.model === own.modelId && job.skill === undefined
+        modelId === own.modelId && job.skill === undefined
           ? Promise.resolve(own)
           : buildAgentSetup(
-              { ...flags, model: job.model, ...(job.skill === undefined ? {} : { skill: [job.skill] }) },
+              { ...flags, model: modelId, ...(job.skill === undefined ? {} : { skill: [job.skill] }) },
               context,
               config,
             );

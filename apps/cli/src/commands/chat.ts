@@ -28,9 +28,13 @@ export function chatCommand(context: CommandContext): Command {
       new Option(
         '--session <id>',
         'continue this session from the store (a new id starts a session with that id)',
-      ).conflicts('continue'),
+      ).conflicts(['continue', 'resume']),
     )
-    .option('--continue', 'continue the session used most recently')
+    .addOption(new Option('--continue', 'continue the session used most recently').conflicts('resume'))
+    .option(
+      '--resume [id]',
+      "resume a session: that id, or without one a picker of this folder's sessions (on a terminal)",
+    )
     .option(
       '--compact',
       'summarize the dropped part of the conversation with the model instead of dropping it (needs --memory-chars or --memory-tokens)',

@@ -30,8 +30,9 @@ export const STARTER_CONFIG = `// Bridle settings for this folder (bridle.config
   // Writes, edits and commands: "ask" on a terminal (denied without one), "yes" always, "deny" never.
   "approval": "ask",
 
-  // Where runs and chat sessions are kept (bridle runs, resume, replay, chat --continue).
-  "store": "sqlite:.bridle/bridle.db",
+  // Where runs and chat sessions are kept (bridle runs, resume, replay, chat --continue). Default: a
+  // SQLite file per project in your data folder (~/.local/share/bridle/projects/...), outside this folder.
+  // "store": "postgres://user@host:5432/bridle",
 
   // Most model calls per run, and the most dollars per run where the model's price is known.
   "maxSteps": 20

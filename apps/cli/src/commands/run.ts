@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { RunFlags } from '../actions/run-action';
 import { addAgentFlags } from '../agent-flags';
 import type { CommandContext } from '../command-context';
@@ -7,10 +7,19 @@ import type { CommandContext } from '../command-context';
 export function runCommand(context: CommandContext): Command {
   const command = new Command('run')
     .description('Run an agent once on a prompt and stream its answer')
-    .argument('[prompt]', 'what to do; "-" (or nothing, with piped input) reads the whole prompt from stdin')
-    .argument('[stdin]', '"-" after a prompt appends standard input to it: bridle run "Summarize this" - < notes.txt');
+    .argument(
+      '[prompt]',
+      'what to do; piped standard input is appended to it (echo notes | bridle run "Summarize this"); "-" (or nothing) reads the whole prompt from stdin',
+    )
+    .argument('[stdin]', '"-" after a prompt appends standard input to it (optional: piped input is appended anyway)');
   addAgentFlags(command)
-    .option('--json', 'print the result as one JSON object instead of streaming')
+    .addOption(
+      new Option(
+        '--output-format <format>',
+        'text (streamed for a person), json (one result object at the end) or stream-json (one run event per line as it happens)',
+      ).choices(['text', 'json', 'stream-json']),
+    )
+    .option('--json', 'print the result as one JSON object instead of streaming (same as --output-format json)')
     .option('--trace <file>', 'write every run event to this file as JSON lines')
     .addHelpText(
       'after',

@@ -1,35 +1,9 @@
-import { resolve } from 'node:path';
-import { ConfigError } from '@bridle/protocol';
 import { Command } from 'commander';
+import type { ServeFlags } from '../actions/serve-action';
 import type { CommandContext } from '../command-context';
-import { ExitCode } from '../exit-code';
-import { loadCliProject } from '../load-cli-project';
-import { MCP_FLAG_HELP, type McpFlags, openMcpTools } from '../mcp-tools';
+import { MCP_FLAG_HELP } from '../mcp-tools';
 import { collect, dollars, duration, positiveInteger } from '../parse-options';
-import { addProjectFlags, type ProjectFlags } from '../project-flags';
-
-interface ServeFlags extends ProjectFlags, McpFlags {
-  host?: string;
-  port?: number;
-  maxConcurrentRuns?: number;
-  runTimeout?: number;
-  shutdownGrace?: number;
-  model?: string;
-  system?: string;
-  skill?: string[];
-  allowedHosts?: string;
-  corsOrigins?: string;
-  rateLimit?: string;
-  store?: string;
-  workspace?: string;
-  maxCost?: number;
-}
-
-const list = (value: string) =>
-  value
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
+import { addProjectFlags } from '../project-flags';
 
 function port(value: string): number {
   return value === '0' ? 0 : positiveInteger(value);
@@ -76,6 +50,15 @@ export function serveCommand(context: CommandContext): Command {
       'offer the coding skill over this folder; its writes, edits and commands wait for approval ($BRIDLE_WORKSPACE)',
     )
     .option(
+      '--sandbox',
+      'with --workspace: also offer the shell tool, bash in a bubblewrap sandbox over the workspace; each command waits for approval ($BRIDLE_SANDBOX)',
+    )
+    .option('--sandbox-network', 'let sandboxed commands use the network ($BRIDLE_SANDBOX_NETWORK; default none)')
+    .option(
+      '--no-recover',
+      'do not resume runs whose owner died (running, lease expired); on by default without a queue ($BRIDLE_RECOVER)',
+    )
+    .option(
       '--max-cost <usd>',
       'budget per run in US dollars: status budget_limit when reached ($BRIDLE_MAX_COST_USD)',
       dollars,
@@ -85,73 +68,6 @@ export function serveCommand(context: CommandContext): Command {
       "\nThe API token is read from BRIDLE_API_TOKEN only (never a flag, so it stays out of process lists), from your\nshell or an --env-file: a folder's .env gives API keys only, never HOST, PORT or BRIDLE_* settings.",
     )
     .action(async (flags: ServeFlags) => {
-      context.setExitCode(await serve(context, flags));
+      context.setExitCode(await (await import('../actions/serve-action')).serve(context, flags));
     });
-}
-
-async function serve(context: CommandContext, flags: ServeFlags): Promise<number> {
-  const { io } = context;
-  const project = await loadCliProject(context, flags);
-  // Precedence: a flag > its variable (read by the server) > the config files.
-  const fromConfig = <T>(variable: string, value: T | undefined) => (io.env[variable]?.trim() ? undefined : value);
-  const modelId = flags.model ?? fromConfig('BRIDLE_MODEL', project.config.model);
-  const store = flags.store ?? fromConfig('BRIDLE_STORE', project.config.store);
-  const workspaceDir = flags.workspace ?? fromConfig('BRIDLE_WORKSPACE', project.config.workspace);
-  const workspace = workspaceDir === undefined ? undefined : resolve(io.cwd, workspaceDir);
-  const maxCostUsd = flags.maxCost ?? fromConfig('BRIDLE_MAX_COST_USD', project.config.maxCostUsd);
-  // Loaded on demand: the server (Fastify) is only needed by this command.
-  const { startServer } = await import('@bridle/server');
-  const mcp = await openMcpTools(flags.mcp, project, io, context.errorStyle);
-  const server = await startServer({
-    ...(mcp.tools.length === 0 ? {} : { tools: mcp.tools }),
-    env: io.env,
-    // Signals are handled here, so that this command returns only once the graceful shutdown is over.
-    handleSignals: false,
-    ...(flags.host === undefined ? {} : { host: flags.host }),
-    ...(flags.port === undefined ? {} : { port: flags.port }),
-    ...(flags.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: flags.maxConcurrentRuns }),
-    ...(flags.runTimeout === undefined ? {} : { runTimeoutMs: flags.runTimeout }),
-    ...(flags.shutdownGrace === undefined ? {} : { shutdownGraceMs: flags.shutdownGrace }),
-    ...(modelId === undefined ? {} : { modelId }),
-    ...(flags.system === undefined ? {} : { system: flags.system }),
-    ...(flags.skill === undefined ? {} : { skill: flags.skill }),
-    ...(flags.allowedHosts === undefined ? {} : { allowedHosts: list(flags.allowedHosts) }),
-    ...(flags.corsOrigins === undefined ? {} : { corsOrigins: list(flags.corsOrigins) }),
-    ...(flags.rateLimit === undefined ? {} : { rateLimit: flags.rateLimit }),
-    ...(store === undefined ? {} : { store }),
-    ...(workspace === undefined ? {} : { workspace }),
-    ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
-  }).catch(async (error: NodeJS.ErrnoException & { port?: number; address?: string }) => {
-    await mcp.close();
-    throw listenError(error);
-  });
-  io.stderr.write(`bridle serve: listening on ${server.url} (Ctrl-C or SIGTERM stops it gracefully)\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      stopInterrupt();
-      stopTerminate();
-      io.stderr.write('bridle serve: shutting down (running work may finish first)\n');
-      server
-        .shutdown()
-        .then(() => mcp.close())
-        .then(resolve, resolve);
-    };
-    const stopInterrupt = io.onInterrupt(stop);
-    const stopTerminate = io.onTerminate?.(stop) ?? (() => {});
-  });
-  return ExitCode.completed;
-}
-
-/** A port that cannot be taken is the user's setting to change: exit 2 naming the port and how. */
-function listenError(error: NodeJS.ErrnoException & { port?: number; address?: string }): unknown {
-  if (error?.code !== 'EADDRINUSE' && error?.code !== 'EACCES') return error;
-  const where = `port ${error.port ?? '?'}${error.address ? ` on ${error.address}` : ''}`;
-  const why =
-    error.code === 'EADDRINUSE'
-      ? `${where} is already in use (another bridle serve, or another program, listens there)`
-      : `${where} needs privileges this user does not have (ports below 1024)`;
-  return new ConfigError(
-    `Cannot listen: ${why}. Pick another port with --port N (or PORT=N in your shell; --port 0 takes any free one), or stop the program that holds it.`,
-    { cause: error },
-  );
 }

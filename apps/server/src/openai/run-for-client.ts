@@ -1,13 +1,16 @@
 import { runAgent } from '@bridle/core';
 import type { Message } from '@bridle/protocol';
 import type { FastifyReply } from 'fastify';
-import { busy } from '../answer-run';
+import { acquireRunSlot } from '../answer-run';
 import { checkPromptLength } from '../input-bounds';
+import { skillManifest } from '../journaled-profile';
 import { runJournal } from '../run-journal';
 import { serverRunOptions } from '../run-options';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
 import { transcriptChars } from '../session-store';
+import { callerOf } from '../tenant-auth';
+import { watchRevokedKey } from '../watch-revoked-key';
 import type { ClientRunResult, RunForClientOptions } from './client-run';
 import { systemWithInstructions } from './openai-input';
 import { runQueuedForClient } from './run-queued-for-client';
@@ -37,13 +40,19 @@ export async function runForClient(
   // With BRIDLE_REDIS_URL the workers run it: they hold the model, the skills and the keys.
   if (context.queue) return runQueuedForClient(context, context.queue, reply, messages, options);
   const model = requireModel(context);
-  const slot = context.limiter.tryAcquire(reply.raw.socket ?? undefined);
-  if (!slot) throw busy(context);
+  const slot = acquireRunSlot(context, callerOf(reply.request), reply.raw.socket ?? undefined);
   const onClose = () => {
     if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
   };
   reply.raw.once('close', onClose);
-  const journal = runJournal(context);
+  const journal = runJournal(context, callerOf(reply.request));
+  // A key revoked while its stream is open: the stream is cut, and the run goes on for its tenant.
+  const stopWatching = options.stream
+    ? watchRevokedKey(context, callerOf(reply.request), () => {
+        reply.raw.off('close', onClose);
+        reply.raw.destroy();
+      })
+    : undefined;
   try {
     return await runAgent(
       serverRunOptions(context.agent, {
@@ -52,16 +61,19 @@ export async function runForClient(
         tools: options.agent.profile.tools,
         system: systemWithInstructions(options.agent.profile.system, options.input.instructions),
         messages,
+        manifest: skillManifest(options.agent.skill),
         timeoutMs: context.config.runTimeoutMs,
         signal: slot.signal,
         stream: options.stream,
         store: journal.store,
         runId: journal.runId,
+        budget: journal.budget(context.agent.budget),
         // The server's own observers (from `agent.onEvent`, the live feed of /api/runs) hear the run too.
         onEvent: journal.observers(options.onEvent),
       }),
     );
   } finally {
+    stopWatching?.();
     journal.close();
     reply.raw.off('close', onClose);
     slot.release();

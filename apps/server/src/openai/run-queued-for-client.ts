@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Message } from '@bridle/protocol';
 import type { RunJobSpec } from '@bridle/queue';
 import type { FastifyReply } from 'fastify';
-import { busy } from '../answer-run';
+import { acquireRunSlot } from '../answer-run';
 import { followUntilSettled, type QueuedRuns, queuedModelId, queuedRunFailure } from '../queued-runs';
 import type { ServerContext } from '../server-context';
+import { callerOf } from '../tenant-auth';
+import { jobQuotas } from '../tenant-quotas';
+import { watchRevokedKey } from '../watch-revoked-key';
 import type { ClientRunResult, RunForClientOptions } from './client-run';
 import { systemWithInstructions } from './openai-input';
 
@@ -23,20 +26,33 @@ export async function runQueuedForClient(
   options: RunForClientOptions,
 ): Promise<ClientRunResult> {
   const model = queuedModelId(runs);
-  const slot = context.limiter.tryAcquire();
-  if (!slot) throw busy(context);
+  const slot = acquireRunSlot(context, callerOf(reply.request));
   const onClose = () => {
     if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
   };
   reply.raw.once('close', onClose);
   const runId = randomUUID();
+  const caller = callerOf(reply.request);
   const { instructions } = options.input;
+  // A key revoked while its stream is open: the stream is cut and this server stops following; the run goes
+  // on in its worker for its tenant.
+  const stopWatching = options.stream
+    ? watchRevokedKey(context, caller, () => {
+        reply.raw.off('close', onClose);
+        slot.abort(new Error('the API key was revoked'));
+        reply.raw.destroy();
+      })
+    : undefined;
   try {
     const spec: RunJobSpec = {
       messages,
       model,
       skill: options.agent.skill,
       runId,
+      // Journaled in the run's run_start by its worker: the run is the caller's tenant's.
+      tenant: caller.tenant,
+      ...(caller.keyName === undefined ? {} : { by: caller.keyName }),
+      ...jobQuotas(context, caller.tenant),
       stream: options.stream,
       timeoutMs: context.config.runTimeoutMs,
       ...(instructions.length === 0
@@ -52,6 +68,7 @@ export async function runQueuedForClient(
     if (job.state !== 'completed' || !job.result) throw queuedRunFailure(job);
     return job.result;
   } finally {
+    stopWatching?.();
     reply.raw.off('close', onClose);
     slot.release();
   }

@@ -1,17 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { JournalError, resumeRun } from '@bridle/core';
+import { type ApprovalDecision, JournalError, resumeRun } from '@bridle/core';
 import { ConfigError } from '@bridle/protocol';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { answerQueuedRun } from '../answer-queued-run';
 import { answerRun } from '../answer-run';
-import { pendingCalls, runSessionId } from '../run-views';
+import { pendingCalls, runParent, runSessionId } from '../run-views';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
 import type { Session } from '../session-store';
+import { getOwnSession, readOwnRun, runNotFound } from '../tenant-access';
+import { callerOf } from '../tenant-auth';
+
+/**
+ * A decision in `POST /api/runs/:id/approvals`: `true` / `false`, or `{ approved, digest }` naming the
+ * pending call's `digest` (from `pendingApprovals`), so it applies only to the call the person was shown.
+ */
+export type ApprovalsDecision = boolean | { approved: boolean; digest?: string };
 
 /** The body of `POST /api/runs/:id/approvals`. */
 export interface ApprovalsBody {
-  approvals: Record<string, boolean>;
+  approvals: Record<string, ApprovalsDecision>;
 }
 
 export const APPROVALS_BODY = {
@@ -23,9 +31,20 @@ export const APPROVALS_BODY = {
       type: 'object',
       minProperties: 1,
       maxProperties: 1000,
-      description: 'decisions by call id (pendingApprovals[].callId): true runs the call, false denies it',
+      description:
+        'decisions by call id (pendingApprovals[].callId): true runs the call, false denies it; { approved, digest } applies only to the call whose pendingApprovals[].digest it names',
       propertyNames: { maxLength: 256 },
-      additionalProperties: { type: 'boolean' },
+      additionalProperties: {
+        anyOf: [
+          { type: 'boolean' },
+          {
+            type: 'object',
+            required: ['approved'],
+            additionalProperties: false,
+            properties: { approved: { type: 'boolean' }, digest: { type: 'string', maxLength: 100 } },
+          },
+        ],
+      },
     },
   },
 } as const;
@@ -33,10 +52,40 @@ export const APPROVALS_BODY = {
 const quote = (value: string) => JSON.stringify(value);
 
 /**
- * `POST /api/runs/:id/approvals` `{ approvals: { <callId>: true | false } }`: decides calls a paused run
- * waits on and resumes it (JSON, or SSE with `Accept: text/event-stream`), with the session's skill and
- * the arguments recorded in the journal. A call that is not pending, or a run that is not waiting, is a
- * 409 naming the call, and nothing runs; of two decisions at once, one resumes and the other gets a 409.
+ * The decisions as core journals them (`approval_decided`): each made by a person, `by` the name of the API
+ * key that sent it (`BRIDLE_API_TOKEN` for that one), never a name the client chose.
+ */
+function authored(
+  approvals: Record<string, ApprovalsDecision>,
+  request: FastifyRequest,
+): Record<string, ApprovalDecision> {
+  const by = callerOf(request).keyName ?? 'a client without an API key';
+  const result: Record<string, ApprovalDecision> = {};
+  for (const [callId, decision] of Object.entries(approvals)) {
+    const object = typeof decision === 'boolean' ? { approved: decision } : decision;
+    result[callId] = { ...object, by } as ApprovalDecision;
+  }
+  return result;
+}
+
+/** The first call whose decision names a digest other than the pending call's, if any. */
+function staleDecision(
+  approvals: Record<string, ApprovalsDecision>,
+  calls: readonly { callId: string; digest?: string }[],
+): string | undefined {
+  for (const [callId, decision] of Object.entries(approvals)) {
+    if (typeof decision !== 'object' || decision.digest === undefined) continue;
+    if (calls.find((call) => call.callId === callId)?.digest !== decision.digest) return callId;
+  }
+  return undefined;
+}
+
+/**
+ * `POST /api/runs/:id/approvals` `{ approvals: { <callId>: true | false | { approved, digest } } }`: decides
+ * calls a paused run waits on and resumes it (JSON, or SSE with `Accept: text/event-stream`), with the
+ * session's skill and the arguments recorded in the journal. A call that is not pending, a decision whose
+ * digest is not the pending call's (made on another pause), or a run that is not waiting, is a 409 naming
+ * the call, and nothing runs; of two decisions at once, one resumes and the other gets a 409.
  */
 export function registerApprovalsRoute(app: FastifyInstance, context: ServerContext, paramsSchema: object): void {
   app.post<{ Params: { id: string }; Body: ApprovalsBody }>(
@@ -62,15 +111,26 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
       }
       context.resumingRuns.add(id);
       try {
-        const run = await context.store.readRun(id);
-        if (!run) throw new ServerError('not_found', `Run ${id} does not exist in this server's store (BRIDLE_STORE).`);
+        const caller = callerOf(request);
+        // Another tenant's run reads as unknown.
+        const run = await readOwnRun(context, caller, id);
+        if (!run) throw runNotFound(id);
         if (run.status !== 'awaiting_approval') {
           throw new ServerError(
             'run_not_waiting',
             `Cannot decide call ${first}: run ${id} is not waiting for approval (status ${run.status}). Nothing was run.`,
           );
         }
-        const pending = pendingCalls(run).map((call) => call.callId);
+        const parent = runParent(run);
+        if (parent !== undefined) {
+          // Its pause is its parent's: resuming it alone would leave the parent waiting on a call that ran.
+          throw new ServerError(
+            'approval_not_pending',
+            `Cannot decide call ${first} on run ${id}: it is a sub-agent of run ${parent.runId}, which waits on the same calls. Decide them there (POST /api/runs/${parent.runId}/approvals): that resumes both. Nothing was run.`,
+          );
+        }
+        const calls = pendingCalls(run);
+        const pending = calls.map((call) => call.callId);
         const unknown = callIds.find((callId) => !pending.includes(callId));
         if (unknown !== undefined) {
           throw new ServerError(
@@ -78,8 +138,15 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
             `Cannot decide call ${quote(unknown)}: it is not pending in run ${id} (pending: ${pending.map(quote).join(', ') || 'none'}). Nothing was run.`,
           );
         }
+        const stale = staleDecision(request.body.approvals, calls);
+        if (stale !== undefined) {
+          throw new ServerError(
+            'approval_not_pending',
+            `Cannot decide call ${quote(stale)}: the decision was made on another pause (its digest is not the pending call's). Nothing was run; reload the run and decide on the call it shows.`,
+          );
+        }
         const sessionId = runSessionId(run);
-        const stored = sessionId === undefined ? undefined : await context.sessions.get(sessionId);
+        const stored = sessionId === undefined ? undefined : await getOwnSession(context, caller, sessionId);
         // A deleted session stays deleted: the run resumes, and its transcript is in the journal only.
         const now = Date.now();
         const session: Session = stored ?? {
@@ -87,6 +154,7 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
           messages: [],
           createdAt: now,
           updatedAt: now,
+          tenant: caller.tenant,
         };
         if (context.queue) {
           // A worker resumes it: it holds the model, the skills and the keys.
@@ -96,7 +164,7 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
             ...(stored?.skill === undefined ? {} : { skill: stored.skill }),
             resume: {
               runId: id,
-              approvals: request.body.approvals,
+              approvals: authored(request.body.approvals, request),
               fromSequence: (run.events.at(-1)?.sequence ?? -1) + 1,
             },
           });
@@ -108,7 +176,7 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
           runId: id,
           saveSession: stored !== undefined,
           ...(stored?.skill === undefined ? {} : { skill: stored.skill }),
-          execute: async ({ runId, store, signal, stream, onEvent }) => {
+          execute: async ({ runId, store, signal, stream, onEvent, budget }) => {
             try {
               return await resumeRun({
                 approve: () => 'ask',
@@ -121,14 +189,15 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
                 stream,
                 store,
                 runId,
-                approvals: request.body.approvals,
+                approvals: authored(request.body.approvals, request),
                 onEvent,
+                ...(budget === undefined ? {} : { budget }),
               });
             } catch (error) {
               // Another process decided first (same store): core refuses before anything runs.
               if (ConfigError.isInstance(error)) throw new ServerError('approval_not_pending', error.message);
               // Or both read the paused run at once: the journal takes one resumed segment, refuses the other.
-              if (JournalError.isInstance(error) && error.conflict) {
+              if (JournalError.isInstance(error) && (error.conflict || error.fenced)) {
                 throw new ServerError(
                   'run_busy',
                   `Cannot decide call ${first}: run ${id} was resumed by another decision at the same moment (another server on this store). Nothing was run here; reload the run to see its status.`,

@@ -3,6 +3,7 @@ import { runAgent } from '@bridle/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type BatchJob, viewJob } from '../batch-jobs';
 import { checkPromptLength } from '../input-bounds';
+import { skillManifest } from '../journaled-profile';
 import { runQueuedBatch } from '../queued-batch';
 import { queuedModelId } from '../queued-runs';
 import { runJournal } from '../run-journal';
@@ -10,6 +11,8 @@ import { serverRunOptions } from '../run-options';
 import type { BatchBody, BatchItemBody } from '../schemas';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
+import { callerOf } from '../tenant-auth';
+import { jobQuotas } from '../tenant-quotas';
 
 function jobNotFound(id: string): ServerError {
   return new ServerError(
@@ -48,8 +51,15 @@ export function registerBatchRoutes(
         // Workers run the items: they hold the model, the skills and the keys.
         const queued = context.queue;
         queuedModelId(queued);
-        const job = context.jobs.create(body.items.length);
-        job.done = runQueuedBatch(queued, context.config, job, body).then(
+        const job = context.jobs.create(body.items.length, callerOf(request).tenant);
+        job.done = runQueuedBatch(
+          queued,
+          context.config,
+          job,
+          body,
+          callerOf(request).keyName,
+          jobQuotas(context, job.tenant),
+        ).then(
           () => finished(job, request, undefined),
           (error: unknown) => finished(job, request, error),
         );
@@ -57,11 +67,11 @@ export function registerBatchRoutes(
       }
       const model = requireModel(context);
       const profile = context.profiles.get(body.skill);
-      const job = context.jobs.create(body.items.length);
+      const job = context.jobs.create(body.items.length, callerOf(request).tenant);
       const run = async (item: BatchItemBody, { signal, onEvent }: BatchRunContext): Promise<BatchRunOutcome> => {
         const slot = await context.limiter.acquire(signal);
         if (!slot) return { status: 'aborted', error: 'the batch job was cancelled before this item started' };
-        const journal = runJournal(context);
+        const journal = runJournal(context, callerOf(request));
         try {
           return await runAgent(
             serverRunOptions(context.agent, {
@@ -70,6 +80,7 @@ export function registerBatchRoutes(
               tools: profile.tools,
               system: profile.system,
               prompt: item.prompt,
+              manifest: skillManifest(body.skill ?? context.profiles.defaultSkill),
               maxSteps: item.maxSteps ?? body.maxSteps,
               timeoutMs: context.config.runTimeoutMs,
               signal: AbortSignal.any([signal, slot.signal]),
@@ -77,6 +88,7 @@ export function registerBatchRoutes(
               store: journal.store,
               runId: journal.runId,
               onEvent: journal.observers(onEvent),
+              budget: journal.budget(context.agent.budget),
             }),
           );
         } finally {
@@ -108,7 +120,8 @@ export function registerBatchRoutes(
     { schema: { params: schemas.params, summary: 'A batch job: progress and finished results', tags: ['api'] } },
     async (request) => {
       const job = context.jobs.get(request.params.id);
-      if (!job) throw jobNotFound(request.params.id);
+      // Another tenant's job reads as unknown.
+      if (!job || job.tenant !== callerOf(request).tenant) throw jobNotFound(request.params.id);
       return viewJob(job);
     },
   );
@@ -118,7 +131,8 @@ export function registerBatchRoutes(
     { schema: { params: schemas.params, summary: 'Cancel a batch job', tags: ['api'] } },
     async (request) => {
       const job = context.jobs.get(request.params.id);
-      if (!job) throw jobNotFound(request.params.id);
+      // Another tenant's job reads as unknown.
+      if (!job || job.tenant !== callerOf(request).tenant) throw jobNotFound(request.params.id);
       context.jobs.cancel(job.id);
       await job.done;
       return viewJob(job);

@@ -4,11 +4,14 @@ import type { FastifyInstance } from 'fastify';
 import { answerQueuedRun } from '../answer-queued-run';
 import { answerRun } from '../answer-run';
 import { checkPromptLength, checkSessionRoom } from '../input-bounds';
+import { skillManifest } from '../journaled-profile';
 import { serverRunOptions } from '../run-options';
 import type { ChatBody } from '../schemas';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
 import type { Session } from '../session-store';
+import { getOwnSession } from '../tenant-access';
+import { type Caller, callerOf } from '../tenant-auth';
 
 export type { ChatResponse } from '../answer-run';
 
@@ -21,12 +24,13 @@ async function stillWaiting(context: ServerContext, runId: string): Promise<bool
   return run?.status === 'awaiting_approval';
 }
 
-async function loadSession(context: ServerContext, sessionId: string | undefined): Promise<Session> {
+async function loadSession(context: ServerContext, caller: Caller, sessionId: string | undefined): Promise<Session> {
   if (sessionId === undefined) {
     const now = Date.now();
-    return { id: randomUUID(), messages: [], createdAt: now, updatedAt: now };
+    return { id: randomUUID(), messages: [], createdAt: now, updatedAt: now, tenant: caller.tenant };
   }
-  const session = await context.sessions.get(sessionId);
+  // Another tenant's session reads as unknown.
+  const session = await getOwnSession(context, caller, sessionId);
   if (!session) {
     throw new ServerError(
       'not_found',
@@ -65,7 +69,7 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext, 
       checkPromptLength(context.config, body.prompt);
       if (context.queue) {
         // Workers run it: they hold the model, the skills and the keys.
-        const session = await loadSession(context, body.sessionId);
+        const session = await loadSession(context, callerOf(request), body.sessionId);
         checkSessionRoom(context.config, session, body.prompt);
         return answerQueuedRun(context, context.queue, request, reply, {
           session,
@@ -76,13 +80,13 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext, 
       }
       const model = requireModel(context);
       const profile = context.profiles.get(body.skill);
-      const session = await loadSession(context, body.sessionId);
+      const session = await loadSession(context, callerOf(request), body.sessionId);
       checkSessionRoom(context.config, session, body.prompt);
       const skill = body.skill ?? context.profiles.defaultSkill;
       return answerRun(context, request, reply, {
         session,
         ...(skill === undefined ? {} : { skill }),
-        execute: ({ runId, store, signal, stream, onEvent }) =>
+        execute: ({ runId, store, signal, stream, onEvent, budget }) =>
           runAgent(
             serverRunOptions(context.agent, {
               // A person decides calls that require approval, through the API (the server's hook wins).
@@ -93,6 +97,8 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext, 
               messages: [...session.messages, { role: 'user', content: body.prompt }],
               // In run_start too, so observers (the OpenTelemetry sink's gen_ai.conversation.id) see it.
               sessionId: session.id,
+              // The skill, so recovery rebuilds these tools whatever the session says later.
+              manifest: skillManifest(skill),
               maxSteps: body.maxSteps,
               timeoutMs: context.config.runTimeoutMs,
               signal,
@@ -100,6 +106,7 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext, 
               store,
               runId,
               onEvent,
+              budget,
             }),
           ),
       });

@@ -1,6 +1,6 @@
+import { redactCredentials } from '@bridle/protocol/internal';
 import type { FastifyInstance } from 'fastify';
 import { queuedModelId } from '../queued-runs';
-import { redactCredentials } from '../redact-credentials';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
 

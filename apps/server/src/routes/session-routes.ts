@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
+import { getOwnSession, sessionNotFound } from '../tenant-access';
+import { callerOf } from '../tenant-auth';
 
 const SESSIONS_QUERY = {
   type: 'object',
@@ -37,9 +39,17 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
         );
       }
       const before = request.query.before === undefined ? undefined : Date.parse(request.query.before);
-      const rows = await context.sessions.list({ limit, ...(before === undefined ? {} : { before }) });
+      const rows = await context.sessions.list({
+        limit,
+        tenant: callerOf(request).tenant,
+        ...(before === undefined ? {} : { before }),
+      });
       return {
-        sessions: rows.map((row) => ({ ...row, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) })),
+        sessions: rows.map(({ tenant: _tenant, ...row }) => ({
+          ...row,
+          createdAt: iso(row.createdAt),
+          updatedAt: iso(row.updatedAt),
+        })),
       };
     },
   );
@@ -48,13 +58,8 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
     '/sessions/:id',
     { schema: { params: paramsSchema, summary: 'One session: its transcript', tags: ['api'] } },
     async (request) => {
-      const session = await context.sessions.get(request.params.id);
-      if (!session) {
-        throw new ServerError(
-          'not_found',
-          `Session ${request.params.id} does not exist (deleted, expired, or never created here).`,
-        );
-      }
+      const session = await getOwnSession(context, callerOf(request), request.params.id);
+      if (!session) throw sessionNotFound(request.params.id);
       return {
         id: session.id,
         messages: session.messages,
@@ -71,15 +76,15 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
     { schema: { params: paramsSchema, summary: 'Forget a session', tags: ['api'] } },
     async (request, reply) => {
       const { id } = request.params;
+      // Another tenant's session reads as unknown, busy or not.
+      if (!(await getOwnSession(context, callerOf(request), id))) throw sessionNotFound(id);
       if (context.busySessions.has(id)) {
         throw new ServerError(
           'session_busy',
           `Session ${id} is running a prompt: delete it once the answer has arrived.`,
         );
       }
-      if (!(await context.sessions.delete(id))) {
-        throw new ServerError('not_found', `Session ${id} does not exist (deleted, expired, or never created here).`);
-      }
+      if (!(await context.sessions.delete(id))) throw sessionNotFound(id);
       return reply.code(204).send();
     },
   );

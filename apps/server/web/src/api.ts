@@ -26,23 +26,101 @@ export interface InspectorEvent {
   text?: string;
   steps?: number;
   pendingApprovals?: PendingApproval[];
+  /** `approval_requested`: when the wait ends (ISO 8601). */
+  deadline?: string;
+  /** `model_error`: another attempt of the step follows. */
+  willRetry?: boolean;
+  /** `run_start`: the first segment's prompt (a session's turn carries `messages` instead). */
+  prompt?: string;
+  messages?: { role: string; content: string }[];
+  resumed?: boolean;
+  /** `run_start` of a journaled run, once the server journals it (third release): what the run had. */
+  manifest?: RunManifest;
+  /** `approval_decided` (third release): who decided, and who by. */
+  approved?: boolean;
+  decidedBy?: string;
+  by?: string;
+  /** `run_end` of a cancelled run (third release). */
+  cancelledBy?: string;
+}
+
+/** A run's manifest (SPEC third release, `run_start.manifest`); shown when present. */
+export interface RunManifest {
+  model?: string;
+  skills?: string[];
+  workspace?: string;
+  presets?: unknown;
+  mcpServers?: string[];
+  tools?: { name: string; schemaDigest?: string }[];
+  limits?: Record<string, unknown>;
 }
 
 export interface PendingApproval {
   callId: string;
   name: string;
   arguments: unknown;
+  /** Set when a sub-agent (agentTool) of the run made the call: the sub-agent's run. */
   runId?: string;
+  /** Binds a decision to this call: sent back with it, so it never applies to a later call. */
+  digest?: string;
+  /** When the wait ends (ISO 8601): undecided then, the call is denied. */
+  deadline?: string;
 }
 
-/** One row of `GET /api/runs` (the server's `RunRow`: a store's run summary). */
-export type RunRow = RunSummary;
+/** One row of `GET /api/runs` (the server's `RunRow`: a store's run summary; owner and lease once stores keep them). */
+export type RunRow = RunSummary & { owner?: string; leaseUntil?: string };
 
-export interface RunDetail {
+/** `GET /api/runs`: a page of runs and how many runs wait for approval (whatever the filters). */
+export interface RunsPage {
+  runs: RunRow[];
+  awaitingApproval?: number;
+}
+
+/** The filters of the runs list (`GET /api/runs`); empty strings are left out. */
+export interface RunFilters {
+  status?: string;
+  model?: string;
+  sessionId?: string;
+  search?: string;
+  since?: string;
+  before?: string;
+  limit?: number;
+}
+
+/** `GET /api/overview` (the store's aggregates over a window). */
+export interface Overview {
+  since: string;
+  until?: string;
+  runsPerHour: { hour: string; status: string; runs: number }[];
+  duration: { runs: number; p50Ms?: number; p95Ms?: number };
+  usagePerDay: {
+    day: string;
+    model: string;
+    runs: number;
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: number;
+  }[];
+  slowestTools: { name: string; calls: number; errors: number; meanMs: number; maxMs: number }[];
+}
+
+/** `GET /api/sessions/:id`. */
+export interface SessionDetail {
+  id: string;
+  messages: { role: string; content: string; toolCalls?: { name: string }[] }[];
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface RunDetail extends Partial<RunRow> {
   runId: string;
   status: string;
   events: InspectorEvent[];
+  /** The sub-agent runs this run started, by call. */
+  subAgents?: { callId: string; runId: string }[];
   pendingApprovals?: PendingApproval[];
+  /** A sub-agent's run: the run (and call) that started it, where its calls are decided. */
+  parent?: { runId: string; callId: string };
 }
 
 export interface SessionRow {
@@ -118,6 +196,50 @@ export async function followRun(
     signal,
   });
   if (!response.ok || !response.body) throw await failure(response);
+  await readEvents(response.body, onEvent);
+}
+
+/** The query string of a filter set (empty values left out). */
+export function filterQuery(filters: RunFilters): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(filters)) {
+    if (value !== undefined && value !== '') query.set(key, String(value));
+  }
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** The typed client of the console: one function per API read it makes. */
+export const api = {
+  runs: (filters: RunFilters, signal?: AbortSignal) => getJson<RunsPage>(`/api/runs${filterQuery(filters)}`, signal),
+  run: (runId: string, signal?: AbortSignal) => getJson<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`, signal),
+  overview: (window: { since?: string }, signal?: AbortSignal) =>
+    getJson<Overview>(`/api/overview${filterQuery(window)}`, signal),
+  sessions: (signal?: AbortSignal) => getJson<{ sessions: SessionRow[] }>('/api/sessions?limit=100', signal),
+  session: (id: string, signal?: AbortSignal) =>
+    getJson<SessionDetail>(`/api/sessions/${encodeURIComponent(id)}`, signal),
+};
+
+/**
+ * Sends a chat prompt and follows its events as they stream (`POST /api/chat` with `Accept: text/event-stream`):
+ * `onEvent` per event until the run's `run_end`.
+ */
+export async function streamChat(
+  body: { prompt: string; sessionId?: string },
+  onEvent: (event: InspectorEvent & { sessionId?: string }) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  const response = await fetch('/api/chat', {
+    method: 'POST',
+    headers: headers({ 'content-type': 'application/json', accept: 'text/event-stream' }),
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  });
+  if (!response.ok || !response.body) throw await failure(response);
+  await readEvents(response.body, onEvent);
+}
+
+async function readEvents(body: ReadableStream<BufferSource>, onEvent: (event: InspectorEvent) => void): Promise<void> {
   const parser = createParser({
     onEvent(message) {
       try {
@@ -127,7 +249,7 @@ export async function followRun(
       }
     },
   });
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return;

@@ -2,9 +2,16 @@ import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, token } from './api';
 import { ChatPanel } from './chat-panel';
+import { ComparePage } from './compare-page';
+import { EvalPage } from './eval-page';
+import { loadMarkdown } from './markdown';
+import { OverviewPage } from './overview-page';
+import { prefetchRun } from './run-prefetch';
 import { RunView } from './run-view';
 import { RunsList } from './runs-list';
+import { SessionPage, SessionsPage } from './sessions-page';
 import './styles.css';
+import { WaitingCount } from './waiting-count';
 
 function useRoute(): string {
   const [hash, setHash] = useState(location.hash);
@@ -56,16 +63,42 @@ function App() {
     }
     setError(cause instanceof Error ? cause.message : String(cause));
   }, []);
-  const runMatch = /^#\/runs\/([\w-]+)$/.exec(route);
+  // Run ids may hold dots and colons (an eval's runs are eval.<id>.<variant>.<case>).
+  const runMatch = /^#\/runs\/([\w.:-]+)$/.exec(route);
+  const compareMatch = /^#\/compare\/([\w.:-]+)(?:\/([\w.:-]+))?$/.exec(route);
+  const sessionMatch = /^#\/sessions\/([\w.:-]+)$/.exec(route);
+  const page = (() => {
+    if (needToken) return undefined;
+    if (runMatch?.[1]) return <RunView key={`${runMatch[1]}:${generation}`} runId={runMatch[1]} onError={onError} />;
+    if (compareMatch?.[1])
+      return (
+        <ComparePage
+          key={generation}
+          a={compareMatch[1]}
+          {...(compareMatch[2] ? { b: compareMatch[2] } : {})}
+          onError={onError}
+        />
+      );
+    if (sessionMatch?.[1]) return <SessionPage key={generation} id={sessionMatch[1]} onError={onError} />;
+    if (route === '#/sessions') return <SessionsPage key={generation} onError={onError} />;
+    if (route === '#/overview') return <OverviewPage key={generation} onError={onError} />;
+    if (route === '#/evals') return <EvalPage />;
+    if (route === '#/chat') return <ChatPanel key={generation} onError={onError} />;
+    if (route === '#/waiting')
+      return <RunsList key={`waiting:${generation}`} initial={{ status: 'awaiting_approval' }} onError={onError} />;
+    return <RunsList key={generation} onError={onError} />;
+  })();
   return (
     <main>
       <header>
         <h1>
-          <a href="#/">Bridle</a> <span class="muted">run inspector</span>
+          <a href="#/">Bridle</a> <span class="muted">run console</span>
         </h1>
-        <nav>
-          <a href="#/">Runs</a> <a href="#/chat">Chat</a>
+        <nav aria-label="Pages">
+          <a href="#/">Runs</a> <a href="#/sessions">Sessions</a> <a href="#/overview">Overview</a>{' '}
+          <a href="#/chat">Chat</a> <a href="#/evals">Evals</a>
         </nav>
+        {!needToken && <WaitingCount generation={generation} />}
       </header>
       {error && (
         <p class="error" role="alert">
@@ -83,15 +116,14 @@ function App() {
             setGeneration((count) => count + 1);
           }}
         />
-      ) : runMatch?.[1] ? (
-        <RunView key={`${runMatch[1]}:${generation}`} runId={runMatch[1]} onError={onError} />
-      ) : route === '#/chat' ? (
-        <ChatPanel key={generation} onError={onError} />
       ) : (
-        <RunsList key={generation} onError={onError} />
+        page
       )}
     </main>
   );
 }
 
+// Asked for now, the run and the Markdown renderer (its own chunk) arrive while the page starts.
+prefetchRun(location.hash);
+loadMarkdown();
 render(<App />, document.getElementById('app') as HTMLElement);

@@ -1,58 +1,62 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { followRun, getJson, type InspectorEvent, type PendingApproval, postJson, type RunDetail } from './api';
-import { preview, shortId } from './format';
+import { api, type InspectorEvent, type PendingApproval, postJson, type RunDetail } from './api';
+import { ApprovalCard } from './approval-card';
+import { CopyReplay } from './copy-replay';
+import { firstLine, shortId } from './format';
+import { PromptAnswer, promptOf } from './prompt-answer';
+import { RunFacts } from './run-facts';
+import { StatusBadge } from './status-badge';
+import { Steering } from './steering';
+import { StepChart } from './step-chart';
+import { ParentOf } from './sub-agent-of';
 import { Timeline } from './timeline';
+import { ToolCalls } from './tool-calls';
+import { useRunDetail } from './use-run-detail';
+import { Waterfall } from './waterfall';
+
+/** At most this many sub-agent runs are read for the waterfall. */
+const MAX_SUB_AGENTS = 20;
+
+/** The events of a run's sub-agents (and theirs), by the call that started each. */
+function useSubAgents(detail: RunDetail | undefined): Map<string, InspectorEvent[]> {
+  const [children, setChildren] = useState(new Map<string, InspectorEvent[]>());
+  const key = detail?.subAgents?.map((agent) => agent.runId).join(',') ?? '';
+  useEffect(() => {
+    // No sub-agents (most runs): nothing to read, and no second render of the whole page.
+    if (key === '') {
+      setChildren((current) => (current.size === 0 ? current : new Map()));
+      return;
+    }
+    const controller = new AbortController();
+    const read = async (agents: { callId: string; runId: string }[], into: Map<string, InspectorEvent[]>) => {
+      for (const agent of agents.slice(0, MAX_SUB_AGENTS)) {
+        const child = await api.run(agent.runId, controller.signal).catch(() => undefined);
+        if (!child) continue;
+        into.set(agent.callId, child.events);
+        if (child.subAgents) await read(child.subAgents, into);
+      }
+    };
+    const found = new Map<string, InspectorEvent[]>();
+    read(detail?.subAgents ?? [], found).then(() => controller.signal.aborted || setChildren(found));
+    return () => controller.abort();
+  }, [key]);
+  return children;
+}
 
 /** One run: its timeline, live while it runs, and its pending approvals with Approve and Deny. */
 export function RunView({ runId, onError }: { runId: string; onError: (error: unknown) => void }) {
-  const [detail, setDetail] = useState<RunDetail | undefined>();
-  const [live, setLive] = useState(false);
   const [notice, setNotice] = useState<string | undefined>();
   const [reload, setReload] = useState(0);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    setDetail(undefined);
-    getJson<RunDetail>(`/api/runs/${encodeURIComponent(runId)}`, controller.signal).then(
-      (run) => {
-        setDetail(run);
-        if (run.status !== 'running') return;
-        // Live: the stream replays the current segment, so events already shown are skipped by sequence.
-        setLive(true);
-        const seen = new Set(run.events.map((event) => `${event.runId}:${event.sequence}`));
-        followRun(
-          runId,
-          (event: InspectorEvent) => {
-            const key = `${event.runId}:${event.sequence}`;
-            if (seen.has(key)) return;
-            seen.add(key);
-            setDetail(
-              (current) =>
-                current && {
-                  ...current,
-                  events: [...current.events, event],
-                  ...(event.type === 'run_end' && event.runId === runId
-                    ? { status: event.status ?? current.status, pendingApprovals: event.pendingApprovals ?? [] }
-                    : {}),
-                },
-            );
-          },
-          controller.signal,
-        )
-          .catch((error) => controller.signal.aborted || onError(error))
-          .finally(() => setLive(false));
-      },
-      (error) => controller.signal.aborted || onError(error),
-    );
-    return () => controller.abort();
-  }, [runId, reload, onError]);
+  const { detail, live } = useRunDetail(runId, reload, onError);
 
   const decide = useCallback(
     async (approval: PendingApproval, approved: boolean) => {
       setNotice(undefined);
       try {
+        // Bound to the call this card shows: a stale tab's decision never applies to a later call.
+        const decision = approval.digest === undefined ? approved : { approved, digest: approval.digest };
         await postJson(`/api/runs/${encodeURIComponent(runId)}/approvals`, {
-          approvals: { [approval.callId]: approved },
+          approvals: { [approval.callId]: decision },
         });
         setNotice(
           approved ? `Approved ${approval.name}: the run resumes.` : `Denied ${approval.name}: the run resumes.`,
@@ -66,41 +70,65 @@ export function RunView({ runId, onError }: { runId: string; onError: (error: un
     [runId],
   );
 
+  // The first screen (facts, prompt and answer, steering, waterfall) is drawn first; the sections below it
+  // (step chart, tool calls, events) in the next task, so a long run shows its first screen sooner. The
+  // page's own Performance marks say when each was drawn (Preact runs effects after the paint): the
+  // first-render bench (bench/server/console-first-render.ts) reads them.
+  const loaded = detail !== undefined;
+  const [below, setBelow] = useState(false);
+  useEffect(() => {
+    if (!loaded) return;
+    performance.mark('bridle:run-rendered', { detail: { runId } });
+    setBelow(true);
+  }, [loaded, runId]);
+  useEffect(() => {
+    if (below) performance.mark('bridle:run-complete', { detail: { runId } });
+  }, [below, runId]);
+
+  const children = useSubAgents(detail);
   if (!detail) return <p class="muted">Loading run {shortId(runId)}…</p>;
   const pending = detail.status === 'awaiting_approval' ? (detail.pendingApprovals ?? []) : [];
+  const title = firstLine(promptOf(detail.events));
   return (
     <section class="run">
       <h2>
-        Run <span class="mono">{shortId(runId)}</span>{' '}
-        <span class={`status status-${detail.status}`}>{detail.status}</span>
+        <span class="run-title">{title ?? `Run ${shortId(runId)}`}</span> <StatusBadge status={detail.status} />
         {live && <span class="live">live</span>}
       </h2>
-      <p class="mono muted">{runId}</p>
+      <p class="run-id">
+        <span class="mono muted">{runId}</span> <CopyReplay runId={runId} />{' '}
+        <a href={`#/compare/${runId}`}>Compare with…</a>
+      </p>
+      <RunFacts detail={detail} />
       {notice && (
         <p class="notice" role="status">
           {notice}
         </p>
       )}
-      {pending.length > 0 && (
+      {detail.parent && <ParentOf parent={detail.parent} />}
+      {pending.length > 0 && !detail.parent && (
         <div class="approvals">
           <h3>Waiting for your approval</h3>
           {pending.map((approval) => (
-            <div class="approval" key={approval.callId} data-call-id={approval.callId}>
-              <div>
-                <strong>{approval.name}</strong> <span class="mono muted">{approval.callId}</span>
-              </div>
-              <pre>{preview(approval.arguments)}</pre>
-              <button type="button" class="approve" onClick={() => decide(approval, true)}>
-                Approve
-              </button>{' '}
-              <button type="button" class="deny" onClick={() => decide(approval, false)}>
-                Deny
-              </button>
-            </div>
+            <ApprovalCard key={approval.callId} approval={approval} runId={runId} onDecide={decide} />
           ))}
         </div>
       )}
-      <Timeline events={detail.events} />
+      <PromptAnswer events={detail.events} />
+      <Steering events={detail.events} />
+      <Waterfall events={detail.events} children={children} />
+      {below && (
+        <>
+          <StepChart events={detail.events} />
+          <ToolCalls events={detail.events} />
+          <details class="events" open>
+            <summary>
+              <h3>Events</h3>
+            </summary>
+            <Timeline events={detail.events} />
+          </details>
+        </>
+      )}
     </section>
   );
 }

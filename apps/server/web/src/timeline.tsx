@@ -1,5 +1,8 @@
+import { useMemo } from 'preact/hooks';
 import type { InspectorEvent } from './api';
+import { decisionText } from './decision';
 import { formatCost, formatDuration, preview } from './format';
+import { ShowMore } from './show-more';
 
 /** One entry of a run's timeline: a model call, a tool call, an error, or the run's start or end. */
 interface Entry {
@@ -21,7 +24,12 @@ export function timelineEntries(events: readonly InspectorEvent[]): Entry[] {
     const key = `${event.runId}:${event.sequence}`;
     switch (event.type) {
       case 'run_start':
-        entries.push({ key, kind: 'run', nested, title: `run started${event.model ? ` · ${event.model}` : ''}` });
+        entries.push({
+          key,
+          kind: 'run',
+          nested,
+          title: `${event.resumed ? 'resumed' : 'run started'}${event.model ? ` · ${event.model}` : ''}`,
+        });
         break;
       case 'model_end': {
         const usage = event.usage;
@@ -41,7 +49,7 @@ export function timelineEntries(events: readonly InspectorEvent[]): Entry[] {
           kind: 'error',
           nested,
           isError: true,
-          title: `model error · step ${event.step}`,
+          title: `model error · step ${event.step} · attempt ${event.attempt ?? 1}${event.willRetry ? ' · retried' : ''}`,
           body: event.error,
         });
         break;
@@ -66,15 +74,44 @@ export function timelineEntries(events: readonly InspectorEvent[]): Entry[] {
         entry.body = `${entry.body}\n${event.isError ? 'error' : 'result'}: ${preview(event.result)}`;
         break;
       }
+      case 'approval_requested':
+        entries.push({
+          key,
+          kind: 'run',
+          nested,
+          title: `approval asked · ${event.name ?? ''} ${event.callId ?? ''}`,
+          ...(event.deadline ? { detail: `decide by ${event.deadline}` } : {}),
+        });
+        break;
+      case 'approval_decided':
+        entries.push({
+          key,
+          kind: 'run',
+          nested,
+          isError: event.approved !== true,
+          title: `${event.approved ? 'approved' : 'denied'} · ${event.callId ?? ''}`,
+          detail: decisionText(event),
+        });
+        break;
+      case 'input':
+        entries.push({
+          key,
+          kind: 'run',
+          nested,
+          title: `steered${event.by ? ` by ${event.by}` : ''}`,
+          body: event.content ?? '',
+        });
+        break;
       case 'run_end':
+        // The answer is shown once, at the top of the page; a pause is not an end.
         entries.push({
           key,
           kind: 'run',
           nested,
           isError: event.status !== 'completed' && event.status !== 'awaiting_approval',
-          title: `run ended · ${event.status}`,
-          detail: `${event.steps ?? 0} steps · ${formatDuration(event.durationMs)} · ${formatCost(event.usage?.costUsd)}`,
-          ...(event.error ? { body: event.error } : event.answer ? { body: preview(event.answer) } : {}),
+          title: event.status === 'awaiting_approval' ? 'paused · waiting for approval' : `run ended · ${event.status}`,
+          detail: `${event.cancelledBy ? `cancelled by ${event.cancelledBy} · ` : ''}${event.steps ?? 0} steps · ${formatDuration(event.durationMs)} · ${formatCost(event.usage?.costUsd)}`,
+          ...(event.error ? { body: event.error } : {}),
         });
         break;
     }
@@ -82,9 +119,20 @@ export function timelineEntries(events: readonly InspectorEvent[]): Entry[] {
   return entries;
 }
 
+/** Entries drawn before "Show all". */
+const ENTRIES_SHOWN = 50;
+
 /** A run's timeline. */
 export function Timeline({ events }: { events: readonly InspectorEvent[] }) {
-  const entries = timelineEntries(events);
+  const entries = useMemo(() => timelineEntries(events), [events]);
+  return (
+    <ShowMore items={entries} limit={ENTRIES_SHOWN} what="events">
+      {(shown) => <TimelineEntries entries={shown} />}
+    </ShowMore>
+  );
+}
+
+function TimelineEntries({ entries }: { entries: readonly Entry[] }) {
   return (
     <ol class="timeline">
       {entries.map((entry) => (

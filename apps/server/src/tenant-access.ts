@@ -1,0 +1,72 @@
+import { DEFAULT_TENANT, type RunEvent, type Store, type StoredRun } from '@bridle/protocol';
+import type { ServerContext } from './server-context';
+import { ServerError } from './server-error';
+import type { Session } from './session-store';
+import type { Caller } from './tenant-auth';
+
+/** The tenant of a run: its first `run_start`'s (absent: tenant `default`). */
+export function tenantOfRun(run: StoredRun): string {
+  const first = run.events.find((event) => event.type === 'run_start');
+  return (first?.type === 'run_start' ? first.tenant : undefined) ?? DEFAULT_TENANT;
+}
+
+/** The 404 of a run that does not exist, or belongs to another tenant: the two read the same. */
+export function runNotFound(id: string): ServerError {
+  return new ServerError('not_found', `Run ${id} does not exist in this server's store (BRIDLE_STORE).`);
+}
+
+/** The 404 of a session that does not exist, or belongs to another tenant: the two read the same. */
+export function sessionNotFound(id: string): ServerError {
+  return new ServerError('not_found', `Session ${id} does not exist (deleted, expired, or never created here).`);
+}
+
+/** Run `id` when it exists and belongs to the caller's tenant, else undefined (never tells which). */
+export async function readOwnRun(context: ServerContext, caller: Caller, id: string): Promise<StoredRun | undefined> {
+  const run = await context.store.readRun(id);
+  return run && tenantOfRun(run) === caller.tenant ? run : undefined;
+}
+
+/** Whether a session belongs to the caller's tenant. */
+export function ownsSession(caller: Caller, session: Session): boolean {
+  return (session.tenant ?? DEFAULT_TENANT) === caller.tenant;
+}
+
+/** Session `id` when it exists and belongs to the caller's tenant, else undefined (never tells which). */
+export async function getOwnSession(context: ServerContext, caller: Caller, id: string): Promise<Session | undefined> {
+  const session = await context.sessions.get(id);
+  return session && ownsSession(caller, session) ? session : undefined;
+}
+
+/**
+ * `store` with every `run_start` it journals stamped with the caller's tenant and key name: the journal
+ * records who started (or, resuming with decisions, decided) each segment. Every other method, and any a
+ * store adds, passes through to the store itself (bound to it).
+ */
+export function stampedStore(store: Store, caller: Caller): Store {
+  const stamp = (event: RunEvent): RunEvent =>
+    event.type === 'run_start'
+      ? { ...event, tenant: caller.tenant, ...(caller.keyName === undefined ? {} : { by: caller.keyName }) }
+      : event;
+  const appendEvents = (runId: string, events: RunEvent[], ...rest: unknown[]) =>
+    (store.appendEvents as (...args: unknown[]) => Promise<void>).call(
+      store,
+      runId,
+      events.some((event) => event.type === 'run_start') ? events.map(stamp) : events,
+      ...rest,
+    );
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'appendEvents') return appendEvents;
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * The caller of a segment the server starts on its own (recovering an orphan, applying a passed approval
+ * deadline): the run's tenant, named by what started it, with no scopes.
+ */
+export function serverCaller(tenant: string | undefined, keyName: string): Caller {
+  return { tenant: tenant ?? DEFAULT_TENANT, keyName, scopes: new Set() };
+}

@@ -1,0 +1,83 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import { RUN_COLUMNS, SESSION_COLUMNS } from './run-record';
+
+type Database = BetterSqlite3.Database;
+
+/** The name of each prepared statement. */
+type StatementName =
+  | 'getRun'
+  | 'getEvents'
+  | 'insertEvent'
+  | 'upsertRun'
+  | 'getRunForAppend'
+  | 'insertLeasedRun'
+  | 'takeLease'
+  | 'renewLease'
+  | 'releaseLease'
+  | 'findOrphans'
+  | 'readJournal'
+  | 'readEventsAfter'
+  | 'getSession'
+  | 'saveSession'
+  | 'deleteSession'
+  | 'listSessions'
+  | 'listSessionsBefore';
+
+/** The SQLite store's statements, prepared once per open file. */
+export function prepareStatements(db: Database): Record<StatementName, BetterSqlite3.Statement> {
+  return {
+    getRun: db.prepare(`SELECT ${RUN_COLUMNS} FROM bridle_runs WHERE run_id = ?`),
+    getEvents: db.prepare(
+      'SELECT sequence, data AS json FROM bridle_run_events WHERE run_id = ? AND sequence >= ? AND sequence <= ?',
+    ),
+    insertEvent: db.prepare(
+      'INSERT INTO bridle_run_events (run_id, sequence, type, data, time) VALUES (?, ?, ?, ?, ?)',
+    ),
+    upsertRun: db.prepare(
+      'INSERT INTO bridle_runs (run_id, status, model, session_id, tenant, created_at, updated_at, last_sequence, totals) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, ' +
+        'model = excluded.model, session_id = excluded.session_id, tenant = excluded.tenant, ' +
+        'created_at = excluded.created_at, updated_at = excluded.updated_at, ' +
+        'last_sequence = excluded.last_sequence, totals = excluded.totals',
+    ),
+    // The run's row with its journal's last sequence and time (the row itself moves only at a segment's start
+    // or end); three parameters, each the run id.
+    getRunForAppend: db.prepare(
+      `SELECT ${RUN_COLUMNS}, ` +
+        '(SELECT sequence FROM bridle_run_events WHERE run_id = ? ORDER BY sequence DESC LIMIT 1) AS journal_last, ' +
+        '(SELECT time FROM bridle_run_events WHERE run_id = ? ORDER BY sequence DESC LIMIT 1) AS journal_time ' +
+        'FROM bridle_runs WHERE run_id = ?',
+    ),
+    insertLeasedRun: db.prepare(
+      'INSERT INTO bridle_runs (run_id, status, created_at, updated_at, last_sequence, owner, lease_until, fencing_token) ' +
+        "VALUES (?, 'running', ?, ?, -1, ?, ?, ?)",
+    ),
+    takeLease: db.prepare('UPDATE bridle_runs SET owner = ?, lease_until = ?, fencing_token = ? WHERE run_id = ?'),
+    renewLease: db.prepare('UPDATE bridle_runs SET lease_until = ? WHERE run_id = ?'),
+    releaseLease: db.prepare(
+      'UPDATE bridle_runs SET owner = NULL, lease_until = NULL WHERE run_id = ? AND fencing_token = ?',
+    ),
+    findOrphans: db.prepare(
+      "SELECT run_id, fencing_token FROM bridle_runs WHERE status = 'running' AND last_sequence >= 0 " +
+        'AND lease_until IS NOT NULL AND lease_until < ? LIMIT ?',
+    ),
+    readJournal: db.prepare('SELECT sequence, data AS json FROM bridle_run_events WHERE run_id = ? ORDER BY sequence'),
+    readEventsAfter: db.prepare(
+      'SELECT sequence, data AS json FROM bridle_run_events WHERE run_id = ? AND sequence > ? ORDER BY sequence LIMIT ?',
+    ),
+    getSession: db.prepare('SELECT data FROM bridle_sessions WHERE id = ?'),
+    saveSession: db.prepare(
+      'INSERT INTO bridle_sessions (id, data, message_count, created_at, updated_at, tenant) VALUES (?, ?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (id) DO UPDATE SET data = excluded.data, message_count = excluded.message_count, ' +
+        'created_at = excluded.created_at, updated_at = excluded.updated_at, tenant = excluded.tenant',
+    ),
+    deleteSession: db.prepare('DELETE FROM bridle_sessions WHERE id = ?'),
+    listSessions: db.prepare(
+      `SELECT ${SESSION_COLUMNS} FROM bridle_sessions ORDER BY updated_at DESC, id DESC LIMIT ?`,
+    ),
+    listSessionsBefore: db.prepare(
+      `SELECT ${SESSION_COLUMNS} FROM bridle_sessions WHERE updated_at < ? ` +
+        'ORDER BY updated_at DESC, id DESC LIMIT ?',
+    ),
+  };
+}
