@@ -47,7 +47,7 @@ describe.skipIf(skip)('approval questions on the screen (tmux)', { timeout: 120_
     await screen.until((text) => text.includes('/help for commands'));
     screen.type('Write b.txt');
     // The question is drawn, then chat's line editor takes the answer: the question must still be there.
-    const asked = await screen.until((text) => text.includes('? write_file'));
+    const asked = await screen.until((text) => text.includes(`${ALLOW}  [e] show all:`));
     expect(lines(asked)).toContain('? write_file {"path":"b.txt","content":"chat"}');
     screen.type('y');
     const done = await screen.until((text) => text.includes('Wrote it.') && /✓ completed/.test(text));
