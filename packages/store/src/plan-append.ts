@@ -119,3 +119,8 @@ export function applyEvents(runId: string, current: RunRow | undefined, events: 
   }
   return row;
 }
+
+/** Whether an event starts or ends a segment (the events that change a run's row besides its time). */
+export function startsOrEnds(event: PreparedEvent): boolean {
+  return event.type === 'run_start' || event.type === 'run_end';
+}

@@ -63,4 +63,10 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE {schema}.bridle_runs ADD COLUMN fencing_token integer NOT NULL DEFAULT 0',
     ],
   },
+  {
+    version: 5,
+    description:
+      "each event's canonical time beside it: an append that neither starts nor ends a segment inserts its events only (the run's row, in five indexes, stays), and a running run's updated time is its last event's",
+    statements: ['ALTER TABLE {schema}.bridle_run_events ADD COLUMN time text COLLATE "C"'],
+  },
 ];

@@ -30,22 +30,43 @@ export function statements(schema: string) {
       `ON CONFLICT (run_id) DO UPDATE SET run_id = excluded.run_id ` +
       `RETURNING ${RUN_COLUMNS}`,
     getEvents: `SELECT sequence, data AS json FROM ${events} WHERE run_id = $1 AND sequence >= $2 AND sequence <= $3`,
+    // The journal's last event (the run's row moves only when a segment starts or ends).
+    journalEnd: `SELECT sequence, time FROM ${events} WHERE run_id = $1 ORDER BY sequence DESC LIMIT 1`,
+    insertEvents:
+      `INSERT INTO ${events} (run_id, sequence, type, data, time) ` +
+      'SELECT $1, sequence, type, data, time FROM unnest($2::integer[], $3::text[], $4::text[], $5::text[]) AS batch (sequence, type, data, time)',
     // One round trip: the events' INSERT runs as a data-modifying CTE beside the row's UPDATE.
     insertEventsAndUpdateRun:
-      `WITH inserted AS (INSERT INTO ${events} (run_id, sequence, type, data) ` +
-      'SELECT $1, sequence, type, data FROM unnest($2::integer[], $3::text[], $4::text[]) AS batch (sequence, type, data)) ' +
+      `WITH inserted AS (INSERT INTO ${events} (run_id, sequence, type, data, time) ` +
+      'SELECT $1, sequence, type, data, time FROM unnest($2::integer[], $3::text[], $4::text[], $13::text[]) AS batch (sequence, type, data, time)) ' +
       `UPDATE ${runs} SET status = $5, model = $6, session_id = $7, created_at = $8, updated_at = $9, ` +
       'last_sequence = $10, totals = $11, tenant = $12 WHERE run_id = $1',
-    // One statement, so one round trip: the run's row moves on only while its last sequence is the one this
-    // process last wrote and no newer lease fenced the token; the events are inserted only when it did.
+    // An append that neither starts nor ends a segment, in one statement that writes its events only: the
+    // run's row (five index entries per new version, updated_at being in four) stays as it is. The fence is
+    // the row read FOR SHARE: a lease being taken (an UPDATE of the row) and this append wait for each other,
+    // and the row is read as last committed, so an append never lands after a newer lease than its token.
+    // Nothing is inserted (0 rows) for a run without a journal yet, a newer token, or an event at or below
+    // the journal's last: the transaction then sorts it out (a retry, a conflict, a fence).
+    appendMidSegment:
+      `INSERT INTO ${events} (run_id, sequence, type, data, time) ` +
+      'SELECT $1, sequence, type, data, time FROM unnest($2::integer[], $3::text[], $4::text[], $5::text[]) AS batch (sequence, type, data, time) ' +
+      `WHERE EXISTS (SELECT 1 FROM ${runs} WHERE run_id = $1 AND last_sequence >= 0 ` +
+      'AND ($6::integer IS NULL OR fencing_token <= $6) FOR SHARE) ' +
+      `AND NOT EXISTS (SELECT 1 FROM ${events} WHERE run_id = $1 AND sequence >= ($2::integer[])[1])`,
+    // One statement, so one round trip, for a segment's start or end: the run's row moves on only while its
+    // last sequence is the one this process last wrote to it, no newer lease fenced the token and the journal
+    // holds nothing at or after the batch; the events are inserted only when it did. The row's time takes in
+    // the journal's last event (appended since without touching the row).
     appendKnown:
       `WITH advanced AS (UPDATE ${runs} SET status = $5, model = $6, session_id = $7, created_at = $8, ` +
-      'updated_at = $9, last_sequence = $10, totals = $11, tenant = $14 ' +
-      'WHERE run_id = $1 AND last_sequence = $12 AND ($13::integer IS NULL OR fencing_token <= $13) RETURNING run_id), ' +
-      `inserted AS (INSERT INTO ${events} (run_id, sequence, type, data) ` +
-      'SELECT $1, sequence, type, data FROM unnest($2::integer[], $3::text[], $4::text[]) AS batch (sequence, type, data) ' +
+      `updated_at = greatest($9, (SELECT e.time FROM ${events} e WHERE e.run_id = $1 ORDER BY e.sequence DESC LIMIT 1)), ` +
+      'last_sequence = $10, totals = $11, tenant = $14 ' +
+      'WHERE run_id = $1 AND last_sequence = $12 AND ($13::integer IS NULL OR fencing_token <= $13) ' +
+      `AND NOT EXISTS (SELECT 1 FROM ${events} WHERE run_id = $1 AND sequence >= ($2::integer[])[1]) RETURNING updated_at), ` +
+      `inserted AS (INSERT INTO ${events} (run_id, sequence, type, data, time) ` +
+      'SELECT $1, sequence, type, data, time FROM unnest($2::integer[], $3::text[], $4::text[], $15::text[]) AS batch (sequence, type, data, time) ' +
       'WHERE EXISTS (SELECT 1 FROM advanced)) ' +
-      'SELECT count(*)::integer AS appended FROM advanced',
+      'SELECT updated_at FROM advanced',
     acquireLease:
       `INSERT INTO ${runs} AS r (run_id, status, created_at, updated_at, last_sequence, owner, lease_until, fencing_token) ` +
       `VALUES ($1, 'running', $2, $2, -1, $3, ${NOW_MS} + $4, 1) ` +

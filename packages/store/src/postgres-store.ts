@@ -17,14 +17,14 @@ import type {
   StoredRun,
   StoredSession,
 } from '@bridle/protocol';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import { checkId } from './check-id';
 import { checkEventsQuery, checkOverviewQuery, checkQuery } from './check-query';
 import { closedError } from './closed-error';
 import { decodeEvents, decodeRun, type JournalRow } from './decode-run';
 import { checkAcquire, checkClaim, checkRenew, checkToken, fencedError, leaseOf } from './lease-rules';
 import type { StoreLimits } from './limits';
-import { applyEvents, planAppend, type RunRow } from './plan-append';
+import { applyEvents, planAppend, type RunRow, startsOrEnds } from './plan-append';
 import { postgresOperationError } from './postgres-faults';
 import { listRunsQuery } from './postgres-list-runs';
 import { postgresOverview } from './postgres-overview';
@@ -61,6 +61,9 @@ export interface PostgresStoreOptions {
   synchronous: 'full' | 'normal';
 }
 
+/** Postgres' SQLSTATE for a unique violation (an event already at that sequence). */
+const UNIQUE_VIOLATION = '23505';
+
 /** Runs whose row an append remembers (for its one-statement path); the least recently appended go first. */
 const KNOWN_ROWS = 10_000;
 
@@ -77,9 +80,10 @@ class PostgresStore implements Store {
   /** The prepared name of each fixed statement's text (others, built per query, go unnamed). */
   readonly #names: Map<string, string>;
   /**
-   * The row of each run this process appended to last, as the append left it. An append whose run is here
-   * is one conditional statement (it applies only while the row's last sequence and fencing token are still
-   * these); one that finds the row changed (another process appended, or took the lease) takes the
+   * The row of each run this process wrote last, as it is stored (its last sequence is the last one written to
+   * the row: at a segment's start or end). An append that starts or ends a segment of a run that is here is
+   * one conditional statement (it applies only while the row's last sequence and fencing token are still
+   * these); one that finds the row changed (another process wrote it, or took the lease) takes the
    * transaction, which reads the row afresh.
    */
   readonly #known = new Map<string, RunRow>();
@@ -115,28 +119,51 @@ class PostgresStore implements Store {
     if (prepared.length === 0) return;
     const token = options?.fencingToken;
     if (token !== undefined) checkToken('appendEvents', token);
-    const known = this.#known.get(runId);
-    this.#known.delete(runId);
-    if (
-      known !== undefined &&
-      (prepared[0] as PreparedEvent).sequence > known.lastSequence &&
-      (token === undefined || token >= known.fencingToken)
-    ) {
-      const row = applyEvents(runId, known, prepared);
-      if (await this.#appendKnown(runId, prepared, row, known, token)) return this.#remember(row);
+    if (!prepared.some(startsOrEnds)) {
+      // The common append: its events only, one statement. The remembered row (if any) stays true.
+      if (await this.#appendMidSegment(runId, prepared, token)) return;
+    } else {
+      const known = this.#known.get(runId);
+      this.#known.delete(runId);
+      if (
+        known !== undefined &&
+        (prepared[0] as PreparedEvent).sequence > known.lastSequence &&
+        (token === undefined || token >= known.fencingToken)
+      ) {
+        const row = applyEvents(runId, known, prepared);
+        const updatedAt = await this.#appendKnown(runId, prepared, row, known, token);
+        if (updatedAt !== undefined) return this.#remember({ ...row, updatedAt });
+      }
     }
     await this.#appendInTransaction(runId, prepared, token);
   }
 
-  /** The one-statement append over a remembered row: false when the row changed since (nothing written). */
+  /**
+   * The insert-only append of events that neither start nor end a segment: false when it wrote nothing (no
+   * journal yet, a newer lease, an event at or below the journal's last, or another writer's event at one of
+   * the sequences: the transaction then decides).
+   */
+  async #appendMidSegment(runId: string, events: PreparedEvent[], token: number | undefined): Promise<boolean> {
+    const inserted = await this.#write(this.#sql.appendMidSegment, [
+      runId,
+      events.map((event) => event.sequence),
+      events.map((event) => event.type),
+      events.map((event) => event.json),
+      events.map((event) => event.time),
+      token ?? null,
+    ]);
+    return inserted !== undefined && inserted.rowCount === events.length;
+  }
+
+  /** The one-statement append over a remembered row: the row's new time, or undefined when it changed since (nothing written). */
   async #appendKnown(
     runId: string,
     events: PreparedEvent[],
     row: RunRow,
     known: RunRow,
     token: number | undefined,
-  ): Promise<boolean> {
-    const rows = await this.#query<{ appended: number }>(this.#sql.appendKnown, [
+  ): Promise<string | undefined> {
+    const result = await this.#write<{ updated_at: string }>(this.#sql.appendKnown, [
       runId,
       events.map((event) => event.sequence),
       events.map((event) => event.type),
@@ -151,8 +178,22 @@ class PostgresStore implements Store {
       known.lastSequence,
       token ?? null,
       row.tenant ?? null,
+      events.map((event) => event.time),
     ]);
-    return rows[0]?.appended === 1;
+    return result?.rows[0]?.updated_at;
+  }
+
+  /**
+   * A one-statement append: its result, or undefined when another writer's event took one of its sequences
+   * since the statement began (a unique violation: nothing of it was written, and the transaction decides).
+   */
+  async #write<T extends object>(text: string, values: unknown[]): Promise<QueryResult<T> | undefined> {
+    try {
+      return await this.#pool.query<T>(this.#statement(text, values));
+    } catch (error) {
+      if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return undefined;
+      throw postgresOperationError(error, this.#where);
+    }
   }
 
   async #appendInTransaction(runId: string, events: PreparedEvent[], token: number | undefined): Promise<void> {
@@ -178,6 +219,7 @@ class PostgresStore implements Store {
     }
   }
 
+  /** Appends in the open transaction of `client`; returns the run's row as stored afterwards (to remember). */
   async #planInTransaction(
     client: PoolClient,
     runId: string,
@@ -186,12 +228,22 @@ class PostgresStore implements Store {
   ): Promise<RunRow | undefined> {
     const first = events[0] as PreparedEvent;
     // Upserting a placeholder row both creates a new run and locks the run's row, so writers of one run
-    // take turns; a placeholder (last_sequence -1) reads as "no run yet".
+    // take turns (an insert-only append reads the row FOR SHARE); a placeholder (last_sequence -1) reads as
+    // "no run yet".
     const locked = await client.query<RunRecord>(this.#statement(this.#sql.lockRun, [runId, first.time]));
     const record = locked.rows[0] as RunRecord;
     if (token !== undefined && token < record.fencing_token) throw fencedError(runId, token, record.fencing_token);
     const stored = toRunRow(record);
-    const current = record.last_sequence < 0 ? undefined : stored;
+    const current = record.last_sequence < 0 ? undefined : { ...stored };
+    if (current !== undefined) {
+      // The row moves only when a segment starts or ends: the journal's last event says where the run is.
+      const end = await client.query<{ sequence: number; time: string | null }>(
+        this.#statement(this.#sql.journalEnd, [runId]),
+      );
+      const last = end.rows[0];
+      if (last !== undefined && last.sequence > current.lastSequence) current.lastSequence = last.sequence;
+      if (last?.time != null && last.time > current.updatedAt) current.updatedAt = last.time;
+    }
     const existing = new Map<number, string>();
     if (current !== undefined && first.sequence <= current.lastSequence) {
       const to = Math.min(current.lastSequence, (events[events.length - 1] as PreparedEvent).sequence);
@@ -200,13 +252,20 @@ class PostgresStore implements Store {
     }
     const plan = planAppend(runId, events, current, existing);
     if (plan.row === undefined) return stored.lastSequence < 0 ? undefined : stored;
+    const batch = [
+      runId,
+      plan.insert.map((event) => event.sequence),
+      plan.insert.map((event) => event.type),
+      plan.insert.map((event) => event.json),
+    ];
+    if (current !== undefined && !plan.insert.some(startsOrEnds)) {
+      await client.query(this.#statement(this.#sql.insertEvents, [...batch, plan.insert.map((event) => event.time)]));
+      return stored;
+    }
     const row = { ...plan.row, fencingToken: stored.fencingToken };
     await client.query(
       this.#statement(this.#sql.insertEventsAndUpdateRun, [
-        runId,
-        plan.insert.map((event) => event.sequence),
-        plan.insert.map((event) => event.type),
-        plan.insert.map((event) => event.json),
+        ...batch,
         row.status,
         row.model ?? null,
         row.sessionId ?? null,
@@ -215,6 +274,7 @@ class PostgresStore implements Store {
         row.lastSequence,
         totalsColumn(row),
         row.tenant ?? null,
+        plan.insert.map((event) => event.time),
       ]),
     );
     return row;

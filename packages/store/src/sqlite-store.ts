@@ -28,7 +28,7 @@ import { decodeEvents, decodeRun, type JournalRow } from './decode-run';
 import { GroupCommit } from './group-commit';
 import { checkAcquire, checkClaim, checkRenew, checkToken, fencedError, leaseOf } from './lease-rules';
 import type { StoreLimits } from './limits';
-import { planAppend } from './plan-append';
+import { planAppend, startsOrEnds } from './plan-append';
 import { type PreparedEvent, prepareEvents } from './prepare-events';
 import { decodeSession, prepareSession } from './prepare-session';
 import {
@@ -362,9 +362,4 @@ class SqliteStore implements Store {
 interface AppendRecord extends RunRecord {
   journal_last: number | null;
   journal_time: string | null;
-}
-
-/** Whether an event opens or closes a segment (only those change a run's row beyond its time and sequence). */
-function startsOrEnds(event: PreparedEvent): boolean {
-  return event.type === 'run_start' || event.type === 'run_end';
 }

@@ -79,7 +79,7 @@ suite('postgres: opening', () => {
     const fromOption = newSchema();
     stores.push(await openStore(url.href, { schema: fromOption }));
     expect(await admin(`SELECT MAX(version) AS version FROM "${fromOption}".bridle_schema_version`)).toEqual([
-      { version: 4 },
+      { version: 5 },
     ]);
 
     const error = await configError(openStore(POSTGRES_URL, { schema: 'bad"; DROP TABLE x; --' }));
@@ -180,6 +180,7 @@ suite('postgres: opening', () => {
       { version: 2 },
       { version: 3 },
       { version: 4 },
+      { version: 5 },
     ]);
     await Promise.all(opened.map((store, index) => store.appendEvents(`r${index}`, [eventsOf(`r${index}`).start(0)])));
     expect(await opened[0]?.listRuns()).toHaveLength(8);
@@ -192,7 +193,7 @@ suite('postgres: opening', () => {
     const schema = schemaFor(store);
     await admin(`INSERT INTO "${schema}".bridle_schema_version VALUES (9, '2030-01-01T00:00:00.000Z')`);
     const error = await configError(reopenSchema(store));
-    expect(error.message).toContain('has schema version 9, newer than version 4');
+    expect(error.message).toContain('has schema version 9, newer than version 5');
     expect(error.message).toContain(`(schema ${schema})`);
     expect(await admin(`SELECT COUNT(*)::int AS n FROM "${schema}".bridle_run_events`)).toEqual([{ n: 1 }]);
   });
