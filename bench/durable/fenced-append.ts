@@ -6,7 +6,10 @@
  * - SQLite and Postgres with ownership (the default: a lease taken per segment, every append fenced);
  * - SQLite and Postgres without ownership (the same store with its lease methods hidden: appends unfenced);
  * - Postgres "bare floor": an append-only journal on the same server, same durability (synchronous_commit
- *   off), one INSERT per append and nothing else (issue #35 target 1's floor).
+ *   off), one INSERT per append and nothing else (issue #35 target 1's floor), its statement unnamed (parsed
+ *   and planned on every append);
+ * - the same floor with its INSERT prepared by name (parsed and planned once per connection, as the store's
+ *   statements are): the stricter floor of the two.
  * Prints, per variant, the extra µs per step over no store: minimum and median of the rounds, and the median
  * extra CPU time of this process (SQLite works in-process, so its CPU figure is the one least swayed by other
  * load; Postgres' server-side work is not in it), then the ratios (fenced / unfenced: ownership's cost;
@@ -80,22 +83,26 @@ function withoutOwnership(store: Store): Store {
   };
 }
 
-/** The floor: an append-only journal, one INSERT per append (synchronous_commit off), nothing else. */
-async function bareJournal(url: string, schema: string): Promise<Store> {
+/**
+ * The floor: an append-only journal, one INSERT per append (synchronous_commit off), nothing else; `prepared`:
+ * its INSERT named, so each pooled connection parses and plans it once.
+ */
+async function bareJournal(url: string, schema: string, prepared = false): Promise<Store> {
   const pool = new pg.Pool({ connectionString: url, max: 4, options: '-c synchronous_commit=off' });
+  const table = `"${schema}".${prepared ? 'bare_prepared_events' : 'bare_events'}`;
   await pool.query(
-    `CREATE TABLE IF NOT EXISTS "${schema}".bare_events (run_id text, sequence integer, data text, PRIMARY KEY (run_id, sequence))`,
+    `CREATE TABLE IF NOT EXISTS ${table} (run_id text, sequence integer, data text, PRIMARY KEY (run_id, sequence))`,
   );
   const unused = async (): Promise<never> => {
     throw new Error('not used');
   };
   return {
     async appendEvents(runId: string, events: RunEvent[]) {
-      await pool.query(`INSERT INTO "${schema}".bare_events SELECT $1, * FROM unnest($2::integer[], $3::text[])`, [
-        runId,
-        events.map((event) => event.sequence),
-        events.map((event) => JSON.stringify(event)),
-      ]);
+      await pool.query({
+        ...(prepared && { name: 'bare_append' }),
+        text: `INSERT INTO ${table} SELECT $1, * FROM unnest($2::integer[], $3::text[])`,
+        values: [runId, events.map((event) => event.sequence), events.map((event) => JSON.stringify(event))],
+      });
     },
     readRun: async () => undefined,
     listRuns: unused,
@@ -146,13 +153,16 @@ const sqlite = await openStore(`sqlite:${join(folder, 'bench.db')}`);
 variants.push({ label: 'sqlite fenced', store: sqlite }, { label: 'sqlite unfenced', store: withoutOwnership(sqlite) });
 let postgres: Store | undefined;
 let bare: Store | undefined;
+let barePrepared: Store | undefined;
 try {
   postgres = await openStore(postgresUrl, { schema, connectTimeoutMs: 3000 });
   bare = await bareJournal(postgresUrl, schema);
+  barePrepared = await bareJournal(postgresUrl, schema, true);
   variants.push(
     { label: 'postgres fenced', store: postgres },
     { label: 'postgres unfenced', store: withoutOwnership(postgres) },
     { label: 'postgres bare floor', store: bare },
+    { label: 'postgres bare floor, prepared', store: barePrepared },
   );
 } catch (error) {
   console.log(`postgres: skipped (${(error as Error).message.split('\n')[0]})`);
@@ -205,6 +215,7 @@ try {
   ratio('sqlite fenced', 'sqlite unfenced');
   ratio('postgres fenced', 'postgres unfenced');
   ratio('postgres fenced', 'postgres bare floor');
+  ratio('postgres fenced', 'postgres bare floor, prepared');
   console.log(
     `load average (1 min) during the rounds: min ${Math.min(...load).toFixed(1)}, max ${Math.max(...load).toFixed(1)}`,
   );
@@ -212,6 +223,7 @@ try {
   await sqlite.close();
   await postgres?.close();
   await bare?.close();
+  await barePrepared?.close();
   rmSync(folder, { recursive: true, force: true });
   const client = new pg.Client({ connectionString: postgresUrl });
   await client
