@@ -5,6 +5,8 @@ import { StoreError } from './store-error';
 export interface JournalRow {
   sequence: number;
   json: string;
+  /** A fresh copy of the row's event, where the backend keeps events as values (read instead of `json`). */
+  value?(): unknown;
 }
 
 /**
@@ -45,7 +47,7 @@ export function decodeEvents(runId: string, rows: readonly JournalRow[]): RunEve
 function decodeEvent(runId: string, row: JournalRow): RunEvent {
   let value: unknown;
   try {
-    value = JSON.parse(row.json);
+    value = row.value === undefined ? JSON.parse(row.json) : row.value();
   } catch (error) {
     throw corrupt(runId, row.sequence, `its JSON does not parse (${(error as Error).message})`);
   }

@@ -1,5 +1,5 @@
 import type { RunsOverview } from '@bridle/protocol';
-import type { JournalRow } from './decode-run';
+import type { KeptEvent } from './kept-event';
 import type { RunRow } from './plan-append';
 
 /** At most this many tools in `slowestTools`. */
@@ -22,9 +22,9 @@ const byKeys = (a: string[], b: string[]) => {
 };
 
 /** The first `run_start` of a journal, parsed (it tells whether the run is a sub-agent's). */
-function firstStart(journal: readonly JournalRow[]): { parent?: unknown } | undefined {
+function firstStart(journal: readonly KeptEvent[]): { parent?: unknown } | undefined {
   for (const row of journal) {
-    const event = JSON.parse(row.json) as { type?: string; parent?: unknown };
+    const event = (row.kept ?? JSON.parse(row.json)) as { type?: string; parent?: unknown };
     if (event.type === 'run_start') return event;
   }
   return undefined;
@@ -35,7 +35,7 @@ function firstStart(journal: readonly JournalRow[]): { parent?: unknown } | unde
  * rows (and, for the tools, its `tool_end` events).
  */
 export function memoryOverview(
-  runs: readonly { row: RunRow; journal: readonly JournalRow[] }[],
+  runs: readonly { row: RunRow; journal: readonly KeptEvent[] }[],
   window: { since: string; until?: string },
 ): RunsOverview {
   const inWindow = runs.filter(
@@ -75,9 +75,10 @@ export function memoryOverview(
   const tools = new Map<string, { name: string; calls: number; errors: number; totalMs: number; maxMs: number }>();
   for (const { journal } of inWindow) {
     for (const row of journal) {
-      if (!row.json.includes('"tool_end"')) continue;
-      const event = JSON.parse(row.json) as { type?: string; name?: string; durationMs?: number; isError?: unknown };
-      if (event.type !== 'tool_end' || typeof event.name !== 'string') continue;
+      const event = (row.kept ?? (row.json.includes('"tool_end"') ? JSON.parse(row.json) : undefined)) as
+        | { type?: string; name?: string; durationMs?: number; isError?: unknown }
+        | undefined;
+      if (event?.type !== 'tool_end' || typeof event.name !== 'string') continue;
       const entry = tools.get(event.name) ?? { name: event.name, calls: 0, errors: 0, totalMs: 0, maxMs: 0 };
       const ms = typeof event.durationMs === 'number' ? event.durationMs : 0;
       entry.calls += 1;

@@ -21,7 +21,8 @@ import { DEFAULT_TENANT } from '@bridle/protocol';
 import { checkId } from './check-id';
 import { checkEventsQuery, checkOverviewQuery, checkQuery } from './check-query';
 import { closedError } from './closed-error';
-import { decodeEvents, decodeRun, type JournalRow } from './decode-run';
+import { decodeEvents, decodeRun } from './decode-run';
+import type { KeptEvent } from './kept-event';
 import { checkAcquire, checkClaim, checkRenew, checkToken, fencedError, leaseOf } from './lease-rules';
 import type { StoreLimits } from './limits';
 import { memoryOverview } from './memory-overview';
@@ -41,31 +42,24 @@ interface MemoryLease {
 interface MemoryRun {
   row: RunRow;
   /** In sequence order. */
-  journal: JournalRow[];
+  journal: KeptEvent[];
   /** The first line of the first `run_start`'s prompt (what the SQL stores compute from the journal). */
   line?: string;
   /** True once a `run_start` is journaled (only the first one names the run). */
   started?: boolean;
 }
 
-/** True for an object whose fields are what its JSON says (no `toJSON` of its own or of its class). */
-function isPlainData(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return (prototype === Object.prototype || prototype === null) && !('toJSON' in value);
-}
-
 const NOTHING_JOURNALED: JournaledEvents = { get: () => undefined };
 
 /** The journaled JSON of `journal`'s events (in sequence order) by sequence, found by binary search. */
-function journaled(journal: readonly JournalRow[]): JournaledEvents {
+function journaled(journal: readonly KeptEvent[]): JournaledEvents {
   return {
     get(sequence) {
       let low = 0;
       let high = journal.length - 1;
       while (low <= high) {
         const middle = (low + high) >>> 1;
-        const row = journal[middle] as JournalRow;
+        const row = journal[middle] as KeptEvent;
         if (row.sequence === sequence) return row.json;
         if (row.sequence < sequence) low = middle + 1;
         else high = middle - 1;
@@ -76,12 +70,12 @@ function journaled(journal: readonly JournalRow[]): JournaledEvents {
 }
 
 /** The index of the first row of `journal` (in sequence order) whose sequence is greater than `after`. */
-function firstAfter(journal: readonly JournalRow[], after: number): number {
+function firstAfter(journal: readonly KeptEvent[], after: number): number {
   let low = 0;
   let high = journal.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((journal[middle] as JournalRow).sequence <= after) low = middle + 1;
+    if ((journal[middle] as KeptEvent).sequence <= after) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -114,7 +108,7 @@ export class MemoryStore implements Store {
 
   async appendEvents(runId: string, events: RunEvent[], options?: AppendOptions): Promise<void> {
     this.#open('appendEvents');
-    const prepared = prepareEvents(runId, events, this.#limits);
+    const prepared = prepareEvents(runId, events, this.#limits, true);
     if (prepared.length === 0) return;
     const token = options?.fencingToken;
     if (token !== undefined) {
@@ -126,16 +120,12 @@ export class MemoryStore implements Store {
     const plan = planAppend(runId, prepared, run?.row, run ? journaled(run.journal) : NOTHING_JOURNALED);
     if (plan.row === undefined) return;
     const target: MemoryRun = run ?? { row: plan.row, journal: [] };
-    for (const event of plan.insert) {
-      target.journal.push({ sequence: event.sequence, json: event.json });
+    for (const event of plan.insert as KeptEvent[]) {
+      // The prepared event is the row: its copy is what the journal keeps (no JSON text made on this path).
+      target.journal.push(event);
       if (event.type === 'run_start' && target.started !== true) {
         target.started = true;
-        // The event as given (its JSON was made from it a moment ago): decoding that JSON again cost about
-        // as much as the rest of the append.
-        const given = events.find((candidate) => candidate.sequence === event.sequence);
-        const prompt = promptOf(
-          isPlainData(given) ? (given as { prompt?: unknown; messages?: unknown }) : JSON.parse(event.json),
-        );
+        const prompt = promptOf((event.kept ?? JSON.parse(event.json)) as { prompt?: unknown; messages?: unknown });
         if (prompt !== undefined) target.line = firstLine(prompt);
       }
     }

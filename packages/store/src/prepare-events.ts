@@ -1,5 +1,7 @@
 import { describeValue, type Usage } from '@bridle/protocol';
 import { checkId, checkTime } from './check-id';
+import { jsonCopy } from './json-copy';
+import { KeptEvent } from './kept-event';
 import { MAX_SEQUENCE, type StoreLimits } from './limits';
 import { StoreError } from './store-error';
 
@@ -8,7 +10,7 @@ export interface PreparedEvent {
   sequence: number;
   type: string;
   /** The event's JSON text, as stored and as compared for duplicates. */
-  json: string;
+  readonly json: string;
   /** The event's `timestamp`, canonical ISO 8601 UTC. */
   time: string;
   /** `run_start`: the model id and session id. */
@@ -45,6 +47,25 @@ function totalsOf(event: { [key: string]: unknown }): RunTotals {
   return totals;
 }
 
+/** The event's JSON text, checked against `maxEventChars`; throws `StoreError` (`invalid_input`) otherwise. */
+function encode(runId: string, index: number, event: { sequence?: unknown }, limits: StoreLimits): string {
+  const { sequence } = event;
+  let json: string;
+  try {
+    json = JSON.stringify(event);
+  } catch (error) {
+    throw invalid(runId, index, `(sequence ${sequence}) is not JSON: ${(error as Error).message}`);
+  }
+  if (json.length > limits.maxEventChars) {
+    throw invalid(
+      runId,
+      index,
+      `(sequence ${sequence}) is ${json.length} characters of JSON, over the limit of ${limits.maxEventChars} (maxEventChars)`,
+    );
+  }
+  return json;
+}
+
 function invalid(runId: string, index: number, why: string): StoreError {
   return new StoreError('invalid_input', `appendEvents(${JSON.stringify(runId)}): event ${index} ${why}`);
 }
@@ -54,8 +75,11 @@ function invalid(runId: string, index: number, why: string): StoreError {
  * `type`, an integer `sequence` strictly increasing through the batch, a `timestamp`, JSON-encodable and
  * within `maxEventChars`; `run_start` with a string `model`, `run_end` with a string `status`.
  * Throws `StoreError` (`invalid_input`) naming the event and the rule; nothing is written then.
+ * With `keep` (the `memory:` store) each event is a {@link KeptEvent}: a copy of it, encoded only when asked.
  */
-export function prepareEvents(runId: string, events: unknown, limits: StoreLimits): PreparedEvent[] {
+export function prepareEvents(runId: string, events: unknown, limits: StoreLimits, keep?: false): PreparedEvent[];
+export function prepareEvents(runId: string, events: unknown, limits: StoreLimits, keep: true): KeptEvent[];
+export function prepareEvents(runId: string, events: unknown, limits: StoreLimits, keep = false): PreparedEvent[] {
   checkId(runId, 'appendEvents: runId');
   if (!Array.isArray(events)) {
     throw new StoreError(
@@ -102,20 +126,16 @@ export function prepareEvents(runId: string, events: unknown, limits: StoreLimit
     } catch (error) {
       throw invalid(runId, index, `(sequence ${sequence}) ${(error as Error).message}`);
     }
-    let json: string;
-    try {
-      json = JSON.stringify(event);
-    } catch (error) {
-      throw invalid(runId, index, `(sequence ${sequence}) is not JSON: ${(error as Error).message}`);
+    let entry: PreparedEvent;
+    if (keep) {
+      const copy = jsonCopy(event, limits.maxEventChars);
+      entry =
+        copy !== undefined && copy.maxChars <= limits.maxEventChars
+          ? new KeptEvent(sequence, type, time, { copy: copy.value as object })
+          : new KeptEvent(sequence, type, time, { json: encode(runId, index, event, limits) });
+    } else {
+      entry = { sequence, type, json: encode(runId, index, event, limits), time };
     }
-    if (json.length > limits.maxEventChars) {
-      throw invalid(
-        runId,
-        index,
-        `(sequence ${sequence}) is ${json.length} characters of JSON, over the limit of ${limits.maxEventChars} (maxEventChars)`,
-      );
-    }
-    const entry: PreparedEvent = { sequence, type, json, time };
     if (type === 'run_start') {
       const { model, sessionId, tenant } = event as { model?: unknown; sessionId?: unknown; tenant?: unknown };
       if (typeof model !== 'string')

@@ -67,12 +67,77 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
       it('keeps its own copy: changing an appended or a returned event changes nothing stored', async () => {
         const store = await open();
         const e = eventsOf('r1');
-        const batch = [e.start(0), e.toolEnd(1, 1, 'original')];
+        const batch = [e.start(0), e.toolEnd(1, 1, 'original'), e.modelEnd(2)];
         await store.appendEvents('r1', batch);
         (batch[1] as { result: string }).result = 'changed after append';
+        (batch[2] as { usage: { inputTokens: number } }).usage.inputTokens = -1;
         const read = (await store.readRun('r1')) as StoredRun;
         (read.events[1] as { result: string }).result = 'changed after read';
-        expect(((await store.readRun('r1')) as StoredRun).events[1]).toMatchObject({ result: 'original' });
+        (read.events[2] as { usage: { inputTokens: number } }).usage.inputTokens = -2;
+        const again = ((await store.readRun('r1')) as StoredRun).events;
+        expect(again[1]).toMatchObject({ result: 'original' });
+        expect(again[2]).toMatchObject({ usage: { inputTokens: 10 } });
+      });
+
+      it('keeps what the JSON of an event says: Dates and toJSON as written, NaN null, -0 0, undefined left out', async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        let deep: unknown = { leaf: [1, 'two'] };
+        for (let level = 0; level < 100; level++) deep = { level, next: deep };
+        class Point {
+          constructor(
+            readonly x: number,
+            readonly y: number,
+          ) {}
+          get sum(): number {
+            return this.x + this.y;
+          }
+        }
+        // One awkward value per event, so that each is kept on its own (a store may take another path for some).
+        const awkward: Record<string, unknown>[] = [
+          { numbers: [Number.NaN, Number.POSITIVE_INFINITY, -0, 1e21, 0.1 + 0.2, -1.5e-308] },
+          { holes: [undefined, () => 1, Symbol('s'), 'kept', new Array(2)], skipped: undefined, fn: () => 1 },
+          { nested: { a: [{ b: null, c: true, d: '\u0000🦀' }], e: {} }, empty: [] },
+          { at: new Date(Date.UTC(2025, 0, 2)) },
+          { money: { toJSON: () => '12.50 EUR' } },
+          { point: new Point(1, 2) },
+          { boxed: [new String('s'), new Number(1), new Boolean(false)] },
+          { withKey: JSON.parse('{"__proto__": {"polluted": true}, "b": 2}') },
+          { nullPrototype: Object.assign(Object.create(null) as object, { a: 1 }) },
+          { deep },
+        ];
+        const events = [
+          e.start(0),
+          ...awkward.map((extra, index) => ({ ...e.toolEnd(index + 1, 1, 'r'), ...extra }) as unknown as RunEvent),
+        ];
+        await store.appendEvents('r1', events);
+        const read = ((await store.readRun('r1')) as StoredRun).events;
+        expect(read).toEqual(json(events));
+        expect(read.map((event) => JSON.stringify(event))).toEqual(events.map((event) => JSON.stringify(event)));
+        expect(Object.getPrototypeOf((read[8] as unknown as { withKey: object }).withKey)).toBe(Object.prototype);
+        expect(Object.keys((read[8] as unknown as { withKey: object }).withKey)).toEqual(['__proto__', 'b']);
+        // A retried append of the same events is the same content: nothing more is written.
+        await store.appendEvents('r1', events);
+        expect(((await store.readRun('r1')) as StoredRun).events).toHaveLength(events.length);
+      });
+
+      it('an event of exactly maxEventChars characters of JSON is kept, whatever it escapes', async () => {
+        const store = await open({ maxEventChars: 1000 });
+        const e = eventsOf('r1');
+        const base = { ...e.toolEnd(1, 1, '') } as { result: string };
+        // Quotes and control characters take more characters in JSON than in the string.
+        const fill = (total: number) => {
+          const event = { ...base, result: '' };
+          while (JSON.stringify(event).length < total) event.result += event.result.length % 2 === 0 ? '"' : 'x';
+          return event as unknown as RunEvent;
+        };
+        const exact = fill(1000);
+        expect(JSON.stringify(exact)).toHaveLength(1000);
+        await store.appendEvents('r1', [e.start(0), exact]);
+        expect(((await store.readRun('r1')) as StoredRun).events[1]).toEqual(json(exact));
+        const over = { ...fill(1000), result: `${(exact as unknown as { result: string }).result}\n` } as RunEvent;
+        const error = await rejection(store.appendEvents('r2', [{ ...over, runId: 'r2' }]));
+        expect(error.message).toContain('over the limit of 1000');
       });
 
       it('round-trips text that databases trip on: NUL, emoji, lone surrogates, quotes, 1 MB results', async () => {
