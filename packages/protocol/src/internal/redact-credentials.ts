@@ -21,5 +21,7 @@ function redactUrl(text: string): string {
  * their model name. Never throws.
  */
 export function redactCredentials(text: string): string {
+  // Every URL it redacts has a `://`: a text without one (a plain model id, on every journaled run) is as it is.
+  if (!text.includes('://')) return text;
   return text.replace(URL_IN_TEXT, (match) => redactUrl(match));
 }
