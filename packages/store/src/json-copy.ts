@@ -64,7 +64,9 @@ function copyValue(value: unknown, depth: number): unknown {
   const source = value as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
   chars += 2;
-  for (const key of Object.keys(source)) {
+  // `for...in` lists the own enumerable string keys in JSON's order (without the array Object.keys makes), and
+  // inherited ones only from a polluted Object.prototype, which jsonCopy turns down first.
+  for (const key in source) {
     const item = source[key];
     if (omitted(item)) continue;
     // Assigning `__proto__` would set the copy's prototype instead of a key.
@@ -88,9 +90,11 @@ export interface JsonCopy {
  * A deep copy equal to `JSON.parse(JSON.stringify(value))` made without encoding (several times cheaper for
  * small objects), or undefined when `value` holds something only JSON itself says how to write: an object with
  * a prototype of its own or a `toJSON` (a Date, a class instance), a BigInt, a `__proto__` key, nesting
- * deeper than 64 (or a cycle), or more JSON than `maxChars` may allow. Never throws (getters aside).
+ * deeper than 64 (or a cycle), or more JSON than `maxChars` may allow, and anything while Object.prototype has an
+ * enumerable property. Never throws (getters aside).
  */
 export function jsonCopy(value: unknown, maxChars: number): JsonCopy | undefined {
+  for (const _inherited in Object.prototype) return undefined;
   const savedChars = chars;
   const savedLimit = limit;
   chars = 0;

@@ -121,6 +121,26 @@ export function storeConformance(name: string, target: ConformanceTarget): void 
         expect(((await store.readRun('r1')) as StoredRun).events).toHaveLength(events.length);
       });
 
+      it('keeps only own fields while Object.prototype has an enumerable one (as JSON does)', async () => {
+        const store = await open();
+        const e = eventsOf('r1');
+        const events = [e.start(0), e.modelEnd(1)];
+        const prototype = Object.prototype as Record<string, unknown>;
+        prototype.pollutedForTest = 'inherited';
+        let appended: Promise<void>;
+        try {
+          // The store reads what it keeps within the call.
+          appended = store.appendEvents('r1', events);
+        } finally {
+          delete prototype.pollutedForTest;
+        }
+        await appended;
+        expect(((await store.readRun('r1')) as StoredRun).events).toEqual(json(events));
+        expect(Object.keys(((await store.readRun('r1')) as StoredRun).events[1] ?? {})).not.toContain(
+          'pollutedForTest',
+        );
+      });
+
       it('an event of exactly maxEventChars characters of JSON is kept, whatever it escapes', async () => {
         const store = await open({ maxEventChars: 1000 });
         const e = eventsOf('r1');
