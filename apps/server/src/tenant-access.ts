@@ -37,16 +37,37 @@ export async function getOwnSession(context: ServerContext, caller: Caller, id: 
   return session && ownsSession(caller, session) ? session : undefined;
 }
 
+/** At most this many stamped stores are kept per store (tenants times key names; past it, they are made again). */
+const MAX_STAMPED = 1000;
+
+// One stamped store per store, tenant and key name, made on first use: a server has a few, and making one (a
+// proxy, its closures) on every request cost more than the proxy's use.
+const stampedStores = new WeakMap<Store, Map<string, Store>>();
+
 /**
  * `store` with every `run_start` it journals stamped with the caller's tenant and key name: the journal
  * records who started (or, resuming with decisions, decided) each segment. Every other method, and any a
  * store adds, passes through to the store itself (bound to it).
  */
 export function stampedStore(store: Store, caller: Caller): Store {
+  let byCaller = stampedStores.get(store);
+  if (byCaller === undefined) {
+    byCaller = new Map();
+    stampedStores.set(store, byCaller);
+  }
+  const key = caller.keyName === undefined ? caller.tenant : `${caller.tenant}\u0000${caller.keyName}`;
+  let stamped = byCaller.get(key);
+  if (stamped === undefined) {
+    if (byCaller.size >= MAX_STAMPED) byCaller.clear();
+    stamped = stamping(store, caller.tenant, caller.keyName);
+    byCaller.set(key, stamped);
+  }
+  return stamped;
+}
+
+function stamping(store: Store, tenant: string, keyName: string | undefined): Store {
   const stamp = (event: RunEvent): RunEvent =>
-    event.type === 'run_start'
-      ? { ...event, tenant: caller.tenant, ...(caller.keyName === undefined ? {} : { by: caller.keyName }) }
-      : event;
+    event.type === 'run_start' ? { ...event, tenant, ...(keyName === undefined ? {} : { by: keyName }) } : event;
   const appendEvents = (runId: string, events: RunEvent[], ...rest: unknown[]) =>
     (store.appendEvents as (...args: unknown[]) => Promise<void>).call(
       store,
@@ -54,11 +75,19 @@ export function stampedStore(store: Store, caller: Caller): Store {
       events.some((event) => event.type === 'run_start') ? events.map(stamp) : events,
       ...rest,
     );
+  // Each method bound once, by the function it is now (a method replaced on the store is bound anew).
+  const bound = new WeakMap<(...args: never[]) => unknown, unknown>();
   return new Proxy(store, {
     get(target, property) {
       if (property === 'appendEvents') return appendEvents;
       const value = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      if (typeof value !== 'function') return value;
+      let method = bound.get(value);
+      if (method === undefined) {
+        method = value.bind(target);
+        bound.set(value, method);
+      }
+      return method;
     },
   });
 }
