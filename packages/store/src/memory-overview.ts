@@ -1,5 +1,5 @@
 import type { RunsOverview } from '@bridle/protocol';
-import type { KeptEvent } from './kept-event';
+import { eventOf, type MemoryRow, TextRow } from './memory-row';
 import type { RunRow } from './plan-append';
 
 /** At most this many tools in `slowestTools`. */
@@ -22,9 +22,9 @@ const byKeys = (a: string[], b: string[]) => {
 };
 
 /** The first `run_start` of a journal, parsed (it tells whether the run is a sub-agent's). */
-function firstStart(journal: readonly KeptEvent[]): { parent?: unknown } | undefined {
+function firstStart(journal: readonly MemoryRow[]): { parent?: unknown } | undefined {
   for (const row of journal) {
-    const event = (row.kept ?? JSON.parse(row.json)) as { type?: string; parent?: unknown };
+    const event = eventOf(row) as { type?: string; parent?: unknown };
     if (event.type === 'run_start') return event;
   }
   return undefined;
@@ -35,7 +35,7 @@ function firstStart(journal: readonly KeptEvent[]): { parent?: unknown } | undef
  * rows (and, for the tools, its `tool_end` events).
  */
 export function memoryOverview(
-  runs: readonly { row: RunRow; journal: readonly KeptEvent[] }[],
+  runs: readonly { row: RunRow; journal: readonly MemoryRow[] }[],
   window: { since: string; until?: string },
 ): RunsOverview {
   const inWindow = runs.filter(
@@ -75,7 +75,8 @@ export function memoryOverview(
   const tools = new Map<string, { name: string; calls: number; errors: number; totalMs: number; maxMs: number }>();
   for (const { journal } of inWindow) {
     for (const row of journal) {
-      const event = (row.kept ?? (row.json.includes('"tool_end"') ? JSON.parse(row.json) : undefined)) as
+      const kept = row instanceof TextRow ? undefined : row;
+      const event = (kept ?? (row instanceof TextRow && row.json.includes('"tool_end"') ? eventOf(row) : undefined)) as
         | { type?: string; name?: string; durationMs?: number; isError?: unknown }
         | undefined;
       if (event?.type !== 'tool_end' || typeof event.name !== 'string') continue;

@@ -26,6 +26,7 @@ import type { KeptEvent } from './kept-event';
 import { checkAcquire, checkClaim, checkRenew, checkToken, fencedError, leaseOf } from './lease-rules';
 import type { StoreLimits } from './limits';
 import { memoryOverview } from './memory-overview';
+import { eventOf, journalRow, jsonOf, type MemoryRow, rowOf, TextRow } from './memory-row';
 import { type JournaledEvents, planAppend, type RunRow } from './plan-append';
 import { prepareEvents } from './prepare-events';
 import { decodeSession, type PreparedSession, prepareSession } from './prepare-session';
@@ -42,7 +43,7 @@ interface MemoryLease {
 interface MemoryRun {
   row: RunRow;
   /** In sequence order. */
-  journal: KeptEvent[];
+  journal: MemoryRow[];
   /** The first line of the first `run_start`'s prompt (what the SQL stores compute from the journal). */
   line?: string;
   /** True once a `run_start` is journaled (only the first one names the run). */
@@ -52,15 +53,15 @@ interface MemoryRun {
 const NOTHING_JOURNALED: JournaledEvents = { get: () => undefined };
 
 /** The journaled JSON of `journal`'s events (in sequence order) by sequence, found by binary search. */
-function journaled(journal: readonly KeptEvent[]): JournaledEvents {
+function journaled(journal: readonly MemoryRow[]): JournaledEvents {
   return {
     get(sequence) {
       let low = 0;
       let high = journal.length - 1;
       while (low <= high) {
         const middle = (low + high) >>> 1;
-        const row = journal[middle] as KeptEvent;
-        if (row.sequence === sequence) return row.json;
+        const row = journal[middle] as MemoryRow;
+        if (row.sequence === sequence) return jsonOf(row);
         if (row.sequence < sequence) low = middle + 1;
         else high = middle - 1;
       }
@@ -70,12 +71,12 @@ function journaled(journal: readonly KeptEvent[]): JournaledEvents {
 }
 
 /** The index of the first row of `journal` (in sequence order) whose sequence is greater than `after`. */
-function firstAfter(journal: readonly KeptEvent[], after: number): number {
+function firstAfter(journal: readonly MemoryRow[], after: number): number {
   let low = 0;
   let high = journal.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((journal[middle] as KeptEvent).sequence <= after) low = middle + 1;
+    if ((journal[middle] as MemoryRow).sequence <= after) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -121,11 +122,12 @@ export class MemoryStore implements Store {
     if (plan.row === undefined) return;
     const target: MemoryRun = run ?? { row: plan.row, journal: [] };
     for (const event of plan.insert as KeptEvent[]) {
-      // The prepared event is the row: its copy is what the journal keeps (no JSON text made on this path).
-      target.journal.push(event);
+      // The event's copy is what the journal keeps (no JSON text made on this path).
+      const row = rowOf(event);
+      target.journal.push(row);
       if (event.type === 'run_start' && target.started !== true) {
         target.started = true;
-        const prompt = promptOf((event.kept ?? JSON.parse(event.json)) as { prompt?: unknown; messages?: unknown });
+        const prompt = promptOf(eventOf(row) as { prompt?: unknown; messages?: unknown });
         if (prompt !== undefined) target.line = firstLine(prompt);
       }
     }
@@ -154,7 +156,7 @@ export class MemoryStore implements Store {
     this.#open('readRun');
     checkId(runId, 'readRun: runId');
     const run = this.#runs.get(runId);
-    return run && decodeRun(runId, run.journal);
+    return run && decodeRun(runId, run.journal.map(journalRow));
   }
 
   async readEvents(runId: string, query: ReadEventsQuery): Promise<RunEvent[]> {
@@ -163,7 +165,7 @@ export class MemoryStore implements Store {
     const { after, limit } = checkEventsQuery(query);
     const journal = this.#runs.get(runId)?.journal ?? [];
     const from = firstAfter(journal, after);
-    return decodeEvents(runId, journal.slice(from, from + limit));
+    return decodeEvents(runId, journal.slice(from, from + limit).map(journalRow));
   }
 
   async listRuns(query?: ListRunsQuery): Promise<RunSummary[]> {
@@ -318,9 +320,10 @@ export class MemoryStore implements Store {
 
   /** Test hook of the conformance suite: replaces a journal row's stored text. */
   corruptForTest(runId: string, sequence: number, json: string): void {
-    const row = this.#runs.get(runId)?.journal.find((entry) => entry.sequence === sequence);
-    if (row === undefined) throw new Error(`no journal row ${runId}#${sequence}`);
-    row.json = json;
+    const journal = this.#runs.get(runId)?.journal;
+    const index = journal?.findIndex((entry) => entry.sequence === sequence) ?? -1;
+    if (journal === undefined || index < 0) throw new Error(`no journal row ${runId}#${sequence}`);
+    journal[index] = new TextRow(sequence, json);
   }
 
   /** Test hook of the conformance suite: replaces a session's stored text. */
