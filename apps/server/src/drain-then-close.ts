@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 
 /** How much of an unread request body is read and discarded after an early answer, at most. */
 export interface DrainBounds {
-  /** Bytes of body read after the answer before the connection is cut. */
+  /** Bytes of body read and discarded after the answer; past them reading stops until the connection is cut. */
   maxBytes: number;
   /** Milliseconds the connection stays open after the answer, for the client to read it. */
   maxMs: number;
@@ -18,9 +18,10 @@ export const DRAIN_BOUNDS: DrainBounds = { maxBytes: 8 * 1024 * 1024, maxMs: 5_0
  * Node ends such a response with `socket.destroySoon()`: the socket closes with part of the body unread, the
  * kernel then resets the connection, and a client still writing gets `EPIPE` / `ECONNRESET`, often before it
  * has read the answer (the reset discards what it had not read yet). Here the answer is sent and the sending
- * side ended (the client sees the whole answer, then the end), the rest of the body is read and discarded up
- * to `bounds`, and only then is the socket closed: once the body has ended, or when a bound is reached.
- * Never throws.
+ * side ended (the client sees the whole answer, then the end), and the rest of the body is read and discarded
+ * up to `maxBytes`. Past that, reading stops: TCP then holds the client's writes back, and a client busy
+ * writing gets to read the answer instead of a reset. The socket is closed once the body has ended, or
+ * `maxMs` after the answer. Never throws.
  */
 export function drainThenClose(request: IncomingMessage, bounds: DrainBounds = DRAIN_BOUNDS): void {
   const socket = request.socket;
@@ -38,9 +39,9 @@ export function drainThenClose(request: IncomingMessage, bounds: DrainBounds = D
   const overBound = () => drained > bounds.maxBytes;
   request.on('data', (chunk: Buffer) => {
     drained += chunk.length;
-    if (!overBound()) return;
-    request.pause();
-    if (answered) close();
+    // Not closed here: with the client's data unread, closing would reset the connection under an answer the
+    // client may not have read yet (it could be busy writing the body that filled the bound).
+    if (overBound()) request.pause();
   });
   request.once('end', () => {
     bodyEnded = true;
@@ -53,7 +54,7 @@ export function drainThenClose(request: IncomingMessage, bounds: DrainBounds = D
   socket.destroySoon = () => {
     answered = true;
     socket.end();
-    if (bodyEnded || overBound()) return close();
+    if (bodyEnded) return close();
     timer = setTimeout(close, bounds.maxMs);
     timer.unref();
   };

@@ -87,7 +87,7 @@ describe('a body over the limit, from a client still sending it', { timeout: 120
     }
   });
 
-  it('the server reads at most 8 MiB after answering, then closes: a client sending forever is cut', async () => {
+  it('the server reads at most 8 MiB after answering, then stops reading and closes: a client sending forever is cut', async () => {
     const server = await startTestServer({ model: echoModel() });
     const outcome = await rawPost(server.url, { declared: 1024 * MiB, send: 1024 * MiB, until: 'close' });
     expect(outcome.answer).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
