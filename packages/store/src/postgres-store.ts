@@ -22,25 +22,28 @@ import { checkId } from './check-id';
 import { checkEventsQuery, checkOverviewQuery, checkQuery } from './check-query';
 import { closedError } from './closed-error';
 import { decodeEvents, decodeRun, type JournalRow } from './decode-run';
-import { checkAcquire, checkClaim, checkRenew, checkToken, fencedError, leaseOf } from './lease-rules';
+import { checkToken, fencedError, } from './lease-rules';
 import type { StoreLimits } from './limits';
 import { applyEvents, planAppend, type RunRow, startsOrEnds } from './plan-append';
 import { postgresOperationError } from './postgres-faults';
+import { acquirePostgresLease, claimPostgresOrphans, renewPostgresLease } from './postgres-leases';
 import { listRunsQuery } from './postgres-list-runs';
 import { postgresOverview } from './postgres-overview';
 import { openPostgresPool } from './postgres-pool';
 import { quote } from './postgres-schema';
+import {
+  deletePostgresSession,
+  getPostgresSession,
+  listPostgresSessions,
+  type PostgresQuery,
+  savePostgresSession,
+} from './postgres-sessions';
 import { PostgresSignals } from './postgres-signals';
 import { statementNames, statements } from './postgres-statements';
 import { type PreparedEvent, prepareEvents } from './prepare-events';
-import { decodeSession, prepareSession } from './prepare-session';
 import {
   type RunRecord,
-  SESSION_COLUMNS,
-  type SessionRecord,
-  tenantCondition,
   toRunRow,
-  toSessionSummary,
   totalsColumn,
 } from './run-record';
 import { toRunSummary } from './summaries';
@@ -88,6 +91,7 @@ class PostgresStore implements Store {
    */
   readonly #known = new Map<string, RunRow>();
   readonly #signals: PostgresSignals;
+  readonly #run: PostgresQuery = (text, values) => this.#query(text, values);
   #closing: Promise<void> | undefined;
 
   constructor(pool: Pool, options: PostgresStoreOptions) {
@@ -287,39 +291,12 @@ class PostgresStore implements Store {
 
   async acquireLease(runId: string, options: AcquireLeaseOptions): Promise<AcquireLeaseResult> {
     this.#open('acquireLease');
-    const { owner, leaseMs, force } = checkAcquire(runId, options);
-    const taken = await this.#query<RunRecord>(this.#sql.acquireLease, [
-      runId,
-      new Date().toISOString(),
-      owner,
-      leaseMs,
-      force,
-    ]);
-    const record = taken[0];
-    if (record !== undefined) {
-      this.#remember(toRunRow(record));
-      return { acquired: true, lease: leaseOf(runId, owner, record.fencing_token, Number(record.lease_until)) };
-    }
-    const held = await this.#query<{ owner: string; lease_until: string }>(this.#sql.leaseHolder, [runId]);
-    const holder = held[0];
-    if (holder === undefined) return this.acquireLease(runId, options);
-    return { acquired: false, owner: holder.owner, leaseUntil: new Date(Number(holder.lease_until)).toISOString() };
+    return acquirePostgresLease(this.#run, this.#sql, runId, options, (row) => this.#remember(row));
   }
 
   async renewLease(lease: RunLease, leaseMs: number): Promise<RunLease> {
     this.#open('renewLease');
-    const ms = checkRenew(lease, leaseMs);
-    const rows = await this.#query<{ owner: string; lease_until: string }>(this.#sql.renewLease, [
-      lease.runId,
-      lease.token,
-      ms,
-    ]);
-    const renewed = rows[0];
-    if (renewed === undefined) {
-      const latest = await this.#query<{ fencing_token: number }>(this.#sql.latestToken, [lease.runId]);
-      throw fencedError(lease.runId, lease.token, latest[0]?.fencing_token ?? 0);
-    }
-    return leaseOf(lease.runId, renewed.owner, lease.token, Number(renewed.lease_until));
+    return renewPostgresLease(this.#run, this.#sql, lease, leaseMs);
   }
 
   async releaseLease(lease: RunLease): Promise<void> {
@@ -329,12 +306,7 @@ class PostgresStore implements Store {
 
   async claimOrphans(options: ClaimOrphansOptions): Promise<RunLease[]> {
     this.#open('claimOrphans');
-    const { owner, leaseMs, limit } = checkClaim(options);
-    const rows = await this.#query<{ run_id: string; fencing_token: number; lease_until: string }>(
-      this.#sql.claimOrphans,
-      [owner, leaseMs, limit],
-    );
-    return rows.map((row) => leaseOf(row.run_id, owner, row.fencing_token, Number(row.lease_until)));
+    return claimPostgresOrphans(this.#run, this.#sql, options);
   }
 
   async readRun(runId: string): Promise<StoredRun | undefined> {
@@ -367,53 +339,22 @@ class PostgresStore implements Store {
 
   async getSession(id: string): Promise<StoredSession | undefined> {
     this.#open('getSession');
-    checkId(id, 'getSession: id');
-    const rows = await this.#query<{ data: string }>(this.#sql.getSession, [id]);
-    return rows[0] && decodeSession(id, rows[0].data);
+    return getPostgresSession(this.#run, this.#sql, id);
   }
 
   async saveSession(session: StoredSession): Promise<void> {
     this.#open('saveSession');
-    const prepared = prepareSession(session, this.#options.limits);
-    await this.#query(this.#sql.saveSession, [
-      prepared.id,
-      prepared.json,
-      prepared.messageCount,
-      prepared.createdAt,
-      prepared.updatedAt,
-      prepared.tenant ?? null,
-    ]);
+    await savePostgresSession(this.#run, this.#sql, session, this.#options.limits);
   }
 
   async deleteSession(id: string): Promise<boolean> {
     this.#open('deleteSession');
-    checkId(id, 'deleteSession: id');
-    const rows = await this.#query<{ id: string }>(this.#sql.deleteSession, [id]);
-    return rows.length > 0;
+    return deletePostgresSession(this.#run, this.#sql, id);
   }
 
   async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
     this.#open('listSessions');
-    const { limit, before, tenant } = checkQuery('listSessions', query);
-    if (tenant !== undefined) {
-      const parameters: unknown[] = [tenant];
-      const conditions = [tenantCondition(tenant).replace('?', '$1')];
-      if (before !== undefined) {
-        parameters.push(before);
-        conditions.push(`updated_at < $${parameters.length}`);
-      }
-      parameters.push(limit);
-      const rows = await this.#query<SessionRecord>(
-        `SELECT ${SESSION_COLUMNS} FROM ${this.#sql.sessions} WHERE ${conditions.join(' AND ')} ORDER BY updated_at DESC, id DESC LIMIT $${parameters.length}`,
-        parameters,
-      );
-      return rows.map(toSessionSummary);
-    }
-    const records =
-      before === undefined
-        ? await this.#query<SessionRecord>(this.#sql.listSessions, [limit])
-        : await this.#query<SessionRecord>(this.#sql.listSessionsBefore, [before, limit]);
-    return records.map(toSessionSummary);
+    return listPostgresSessions(this.#run, this.#sql, query);
   }
 
   /** Ends the pool (waiting for operations in flight); calling it again returns the same promise. */
