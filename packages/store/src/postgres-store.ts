@@ -22,7 +22,7 @@ import { checkId } from './check-id';
 import { checkEventsQuery, checkOverviewQuery, checkQuery } from './check-query';
 import { closedError } from './closed-error';
 import { decodeEvents, decodeRun, type JournalRow } from './decode-run';
-import { checkToken, fencedError, } from './lease-rules';
+import { checkToken, fencedError } from './lease-rules';
 import type { StoreLimits } from './limits';
 import { applyEvents, planAppend, type RunRow, startsOrEnds } from './plan-append';
 import { postgresOperationError } from './postgres-faults';
@@ -41,11 +41,7 @@ import {
 import { PostgresSignals } from './postgres-signals';
 import { statementNames, statements } from './postgres-statements';
 import { type PreparedEvent, prepareEvents } from './prepare-events';
-import {
-  type RunRecord,
-  toRunRow,
-  totalsColumn,
-} from './run-record';
+import { type RunRecord, toRunRow, totalsColumn } from './run-record';
 import { toRunSummary } from './summaries';
 
 /** Options of a Postgres store. */
