@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, describeValue } from '@bridle/protocol';
+import { ConfigError } from '@bridle/protocol';
 import { displayText } from './display-text';
+import { readFolderListFile } from './folder-list-file';
 import { updateLockedJsonFile } from './locked-json-file';
 import { parsePermissionRule } from './permission-rule';
 
@@ -37,28 +37,10 @@ function corrupt(path: string, problem: string, cause?: unknown): ConfigError {
  * `ConfigError` naming it and the fix: never read as "allow", never silently replaced.
  */
 export function readPermissionList(path: string): PermissionList {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, folders: {} };
-    throw corrupt(path, `cannot be read (${(error as Error).message})`, error);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw corrupt(path, `is not valid JSON (${(error as Error).message})`, error);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw corrupt(path, `must hold an object, not ${describeValue(value)}`);
-  const record = value as Record<string, unknown>;
-  if (record.version !== 1) throw corrupt(path, `has version ${describeValue(record.version)}, expected 1`);
-  const folders = record.folders;
-  if (typeof folders !== 'object' || folders === null || Array.isArray(folders))
-    throw corrupt(path, '"folders" must be an object');
+  const entries = readFolderListFile(path, (problem, cause) => corrupt(path, problem, cause));
+  if (entries === undefined) return { version: 1, folders: {} };
   const list: PermissionList = { version: 1, folders: Object.create(null) as PermissionList['folders'] };
-  for (const [folder, entry] of Object.entries(folders as Record<string, unknown>)) {
+  for (const [folder, entry] of entries) {
     const rules = (entry as { rules?: unknown } | null)?.rules;
     if (!Array.isArray(rules))
       throw corrupt(path, `has a bad entry for ${displayText(folder)} (expected { rules: [...] })`);

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { ConfigError, describeValue } from '@bridle/protocol';
+import { ConfigError } from '@bridle/protocol';
 import { displayText } from './display-text';
+import { readFolderListFile } from './folder-list-file';
 import { updateLockedJsonFile } from './locked-json-file';
 
 /** The answer remembered for one folder. */
@@ -32,28 +32,10 @@ function corrupt(path: string, problem: string, cause?: unknown): ConfigError {
  * and never silently replaced.
  */
 export function readTrustList(path: string): TrustList {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, folders: {} };
-    throw corrupt(path, `cannot be read (${(error as Error).message})`, error);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw corrupt(path, `is not valid JSON (${(error as Error).message})`, error);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw corrupt(path, `must hold an object, not ${describeValue(value)}`);
-  const record = value as Record<string, unknown>;
-  if (record.version !== 1) throw corrupt(path, `has version ${describeValue(record.version)}, expected 1`);
-  const folders = record.folders;
-  if (typeof folders !== 'object' || folders === null || Array.isArray(folders))
-    throw corrupt(path, '"folders" must be an object');
+  const entries = readFolderListFile(path, (problem, cause) => corrupt(path, problem, cause));
+  if (entries === undefined) return { version: 1, folders: {} };
   const list: TrustList = { version: 1, folders: Object.create(null) as Record<string, TrustDecision> };
-  for (const [folder, entry] of Object.entries(folders as Record<string, unknown>)) {
+  for (const [folder, entry] of entries) {
     const decision = entry as Partial<TrustDecision> | null;
     if (
       typeof decision !== 'object' ||
