@@ -52,10 +52,20 @@ export class PostgresQuotaLedger implements QuotaLedger {
   /** A ledger on `pool` (its own, closed with the ledger), in `schema`; creates the table when missing. */
   static async open(pool: Pool, schema: string): Promise<PostgresQuotaLedger> {
     const ledger = new PostgresQuotaLedger(pool, `"${schema}".bridle_quota_counters`);
-    await pool.query(ledger.#sql.create).catch((error: { code?: string }) => {
-      // Two processes creating the table at once: one of them gets a duplicate in the catalog; the table is there.
-      if (error.code !== '23505' && error.code !== '42P07') throw error;
-    });
+    // Two processes creating the table at once collide in the catalog (a duplicate key, a duplicate type or
+    // table, depending on the moment): one transaction-scoped advisory lock per schema lets one create it.
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('bridle_quota_counters'), hashtext($1))", [schema]);
+      await client.query(ledger.#sql.create);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
     await pool.query(ledger.#sql.prune);
     return ledger;
   }

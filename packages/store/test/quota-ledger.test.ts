@@ -90,6 +90,19 @@ for (const kind of kinds) {
       }
     });
 
+    it('opens on a fresh store from many processes at once: one of them creates the table, none fails', async () => {
+      for (let round = 0; round < 30; round += 1) {
+        const url = await kind.url();
+        const ledgers = await Promise.all(Array.from({ length: 16 }, () => openQuotaLedger(url, { cwd: root })));
+        try {
+          await Promise.all(ledgers.map((ledger) => ledger.countRequest('acme')));
+          expect((await (ledgers[0] as QuotaLedger).countRequest('acme')).count).toBe(17);
+        } finally {
+          await Promise.all(ledgers.map((ledger) => ledger.close()));
+        }
+      }
+    });
+
     it('is atomic: of reservations that would pass the limit together, only those that fit are taken', async () => {
       const url = await kind.url();
       const ledgers = await Promise.all([openQuotaLedger(url, { cwd: root }), openQuotaLedger(url, { cwd: root })]);
