@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FakeProviderServer, fakeOpenAIServer } from '@bridle/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, fakeOpenAIEnv, requireBuild, runCli, tempDir } from './cli-process';
+import { BIN, cliEnv, fakeOpenAIEnv, requireBuild, runCli, tempDir } from './cli-process';
 import { type Screen, startScreen, tmuxUnavailable } from './tmux-screen';
 
 const skip = tmuxUnavailable() !== undefined;
@@ -164,5 +164,41 @@ describe('remembered rules without a terminal', { timeout: 60_000 }, () => {
     expect(corrupt.stderr).toContain(`bridle: The remembered permissions file ${file} is not valid JSON`);
     expect(corrupt.stderr).toContain('repair the JSON, or delete the file');
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("--list shows the config files' rules after the remembered ones; an untrusted folder's only once trusted", async () => {
+    const cwd = project();
+    const env = cliEnv({});
+    const configDir = join(env.XDG_CONFIG_HOME!, 'bridle');
+    mkdirSync(configDir, { recursive: true });
+    const userConfig = join(configDir, 'config.json');
+    writeFileSync(userConfig, JSON.stringify({ permissions: { allow: ['run_command(test)'] } }));
+    const folderConfig = join(cwd, 'project', 'bridle.config.json');
+    writeFileSync(folderConfig, JSON.stringify({ permissions: { allow: ['write_file(docs/**)'] } }));
+
+    const untrusted = await runCli(['permissions', '-w', 'project'], { cwd, env });
+    expect(untrusted.code).toBe(0);
+    expect(untrusted.stdout).toMatch(/^No rules remembered for .*project \(.*permissions\.json\)\.\n/);
+    expect(untrusted.stdout).toContain(
+      `Rules from the config files applied here (${userConfig}):\n  run_command(test)\n`,
+    );
+    expect(untrusted.stdout).not.toContain('write_file');
+    expect(untrusted.stderr).toContain(`bridle: ignored ${folderConfig}: the folder is not trusted`);
+
+    expect((await runCli(['trust', join(cwd, 'project')], { env })).code).toBe(0);
+    const trusted = await runCli(['permissions', '-w', 'project'], { cwd, env });
+    expect(trusted.stdout).toContain(
+      `Rules from the config files applied here (${userConfig}, ${folderConfig}):\n  run_command(test)\n  write_file(docs/**)\n`,
+    );
+    const json = await runCli(['permissions', '--json', '-w', 'project'], { cwd, env });
+    expect(
+      json.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
+      { source: 'config', rule: 'run_command(test)', files: [userConfig, folderConfig] },
+      { source: 'config', rule: 'write_file(docs/**)', files: [userConfig, folderConfig] },
+    ]);
   });
 });

@@ -1,8 +1,10 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   bridleConfigDir,
   displayText,
   formatPermissionRule,
+  loadProjectConfig,
   parsePermissionRule,
   permissionsPath,
   readPermissionList,
@@ -22,9 +24,11 @@ export interface PermissionsFlags {
 }
 
 /**
- * The `permissions` command's work: lists the rules remembered for the folder (`-w`, else the working directory),
- * or forgets one. Resolves with the exit code; a rule that is not remembered, or a corrupt `permissions.json`, is a
- * `ConfigError` (exit 2) naming the fix.
+ * The `permissions` command's work: lists the rules that apply in the folder (`-w`, else the working directory):
+ * those remembered for it, then those of the config files a run there would apply (the user's `config.json` and
+ * the trusted folders' `bridle.config.json`; nothing is asked, an untrusted folder's file is left out with the
+ * usual warning), or forgets a remembered one. Resolves with the exit code; a rule that is not remembered, or a
+ * corrupt `permissions.json`, is a `ConfigError` (exit 2) naming the fix.
  */
 export async function permissionsAction(context: CommandContext, flags: PermissionsFlags): Promise<number> {
   const { io, outputStyle: style } = context;
@@ -55,17 +59,45 @@ export async function permissionsAction(context: CommandContext, flags: Permissi
     return ExitCode.completed;
   }
   const rules = readPermissionList(path).folders[folder]?.rules ?? [];
+  const config = await configRules(context, flags.workspace);
   if (flags.json) {
-    for (const entry of rules) io.stdout.write(`${JSON.stringify({ folder, ...entry })}\n`);
+    for (const entry of rules) io.stdout.write(`${JSON.stringify({ source: 'remembered', folder, ...entry })}\n`);
+    for (const rule of config.rules)
+      io.stdout.write(`${JSON.stringify({ source: 'config', rule, files: config.files })}\n`);
     return ExitCode.completed;
   }
   if (rules.length === 0) {
     io.stdout.write(`No rules remembered for ${displayText(folder)} (${displayText(path)}).\n`);
-    return ExitCode.completed;
+  } else {
+    io.stdout.write(`Rules remembered for ${displayText(folder)}:\n`);
+    const width = Math.max(...rules.map((entry) => displayText(entry.rule).length));
+    for (const entry of rules)
+      io.stdout.write(`  ${displayText(entry.rule).padEnd(width)}  ${style.dim(`since ${entry.addedAt}`)}\n`);
   }
-  io.stdout.write(`Rules remembered for ${displayText(folder)}:\n`);
-  const width = Math.max(...rules.map((entry) => displayText(entry.rule).length));
-  for (const entry of rules)
-    io.stdout.write(`  ${displayText(entry.rule).padEnd(width)}  ${style.dim(`since ${entry.addedAt}`)}\n`);
+  if (config.rules.length > 0) {
+    io.stdout.write(`Rules from the config files applied here (${config.files.map(displayText).join(', ')}):\n`);
+    for (const rule of config.rules) io.stdout.write(`  ${displayText(rule)}\n`);
+  }
   return ExitCode.completed;
+}
+
+/**
+ * The config files' `permissions.allow` as a run in the folder would apply them, and the files that hold any.
+ * Nothing is asked: a folder is trusted only by an earlier answer (or `--trust-project` on a run).
+ */
+async function configRules(
+  context: CommandContext,
+  workspace: string | undefined,
+): Promise<{ rules: string[]; files: string[] }> {
+  const { io, errorStyle } = context;
+  const folders = [io.cwd];
+  const folder = workspace === undefined ? undefined : resolve(io.cwd, workspace);
+  if (folder !== undefined && statSync(folder, { throwIfNoEntry: false })?.isDirectory()) folders.push(folder);
+  const project = await loadProjectConfig({
+    folders,
+    env: io.env,
+    warn: (line) => io.stderr.write(`${errorStyle.yellow(line)}\n`),
+  });
+  const rules = project.config.permissions?.allow ?? [];
+  return { rules: [...new Set(rules)], files: rules.length > 0 ? project.files : [] };
 }

@@ -6,7 +6,7 @@ import type { CommandContext } from '../command-context';
 export function permissionsCommand(context: CommandContext): Command {
   return new Command('permissions')
     .description('List or revoke the approval rules remembered for this folder (answer a, then y, to remember one)')
-    .option('--list', "list this folder's remembered rules (the default)")
+    .option('--list', "list this folder's rules: remembered, then from config files (the default)")
     .option('--revoke <rule>', "forget a rule, e.g. --revoke 'edit_file(src/**)': its calls are asked again")
     .option('-w, --workspace <dir>', 'the project folder (default: the working directory), as given to run and chat')
     .option('--json', 'list as one JSON object per rule')
