@@ -99,6 +99,28 @@ describe('POST /v1/chat/completions', () => {
     expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
   });
 
+  it('says finish_reason length when the answer was cut by the output limit, streamed or not', async () => {
+    const cut = (stream: boolean) =>
+      scriptedModel([{ content: 'It is 4', finishReason: 'length', usage: { inputTokens: 5, outputTokens: 2 } }], {
+        stream,
+      });
+    const server = await startTestServer({ model: cut(false), apiToken: TOKEN });
+    const completion = await client(server).chat.completions.create({
+      model: 'bridle:assistant',
+      messages: [{ role: 'user', content: 'What is 6*7?' }],
+    });
+    expect(completion.choices[0]).toMatchObject({ message: { content: 'It is 4' }, finish_reason: 'length' });
+    const streamed = await startTestServer({ model: cut(true), apiToken: TOKEN });
+    const chunks = [];
+    for await (const chunk of await client(streamed).chat.completions.create({
+      model: 'bridle:assistant',
+      messages: [{ role: 'user', content: 'What is 6*7?' }],
+      stream: true,
+    }))
+      chunks.push(chunk);
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('length');
+  });
+
   it('answers an unknown model with NotFoundError, code model_not_found, in the OpenAI error shape', async () => {
     const server = await startTestServer({ model: toolThenAnswer(), apiToken: TOKEN });
     const error = (await client(server)
@@ -340,6 +362,32 @@ describe('POST /v1/responses', () => {
     expect(completed?.type === 'response.completed' && completed.response.usage).toMatchObject({
       input_tokens: 30,
       output_tokens: 7,
+    });
+  });
+
+  it('an answer cut by the output limit is incomplete (max_output_tokens), streamed or not', async () => {
+    const cut = (stream: boolean) =>
+      scriptedModel([{ content: 'It is 4', finishReason: 'length', usage: { inputTokens: 5, outputTokens: 2 } }], {
+        stream,
+      });
+    const server = await startTestServer({ model: cut(false), apiToken: TOKEN });
+    const response = await client(server).responses.create({ model: 'bridle:assistant', input: 'What is 6*7?' });
+    expect(response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
+    expect(response.output_text).toBe('It is 4');
+    const streamed = await startTestServer({ model: cut(true), apiToken: TOKEN });
+    const events = [];
+    for await (const event of await client(streamed).responses.create({
+      model: 'bridle:assistant',
+      input: 'What is 6*7?',
+      stream: true,
+    }))
+      events.push(event);
+    const last = events.at(-1);
+    expect(last?.type).toBe('response.incomplete');
+    expect(last?.type === 'response.incomplete' && last.response).toMatchObject({
+      status: 'incomplete',
+      incomplete_details: { reason: 'max_output_tokens' },
+      usage: { input_tokens: 5, output_tokens: 2 },
     });
   });
 

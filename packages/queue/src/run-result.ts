@@ -12,6 +12,8 @@ export interface QueuedRunResult {
   toolCalls: number;
   usage: Usage;
   pendingApprovals?: AgentResult['pendingApprovals'];
+  /** Why the model stopped on the run's last response, when the provider said (`length`: cut by the output limit). */
+  finishReason?: AgentResult['finishReason'];
 }
 
 /** The part of an `AgentResult` a job returns. */
@@ -26,5 +28,6 @@ export function toQueuedResult(result: AgentResult): QueuedRunResult {
     toolCalls: result.toolCalls,
     usage: result.usage,
     ...(result.pendingApprovals === undefined ? {} : { pendingApprovals: result.pendingApprovals }),
+    ...(result.finishReason === undefined ? {} : { finishReason: result.finishReason }),
   };
 }

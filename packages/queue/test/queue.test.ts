@@ -89,6 +89,24 @@ suite('@bridle/queue with Redis', () => {
     expect(followed).toEqual(journal?.events);
   });
 
+  it("the kept result carries the last response's finishReason (an answer cut by the output limit reads length)", async () => {
+    const { queue, start } = await setup();
+    const cut = {
+      id: 'test:cut',
+      generate: async () => ({ content: 'an answer cut sh', finishReason: 'length' as const }),
+    };
+    await start(testAgent(cut));
+    const { jobId } = await queue.enqueue({ prompt: 'long', model: 'test:cut', runId: 'run-cut' });
+    expect((await queue.settled(jobId)).result).toEqual({
+      runId: 'run-cut',
+      status: 'completed',
+      answer: 'an answer cut sh',
+      finishReason: 'length',
+      steps: 1,
+      toolCalls: 0,
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
+  });
   it('enqueueing the same runId again adds nothing: the model answers each step once', async () => {
     const { queue, start } = await setup();
     const calls: string[] = [];

@@ -14,4 +14,5 @@ export interface RunForClientOptions {
 }
 
 /** What a `/v1` route reads of a run (an in-process `AgentResult` or a queued job's result). */
-export type ClientRunResult = Pick<AgentResult, 'runId' | 'status' | 'answer' | 'error' | 'usage'>;
+export type ClientRunResult = Pick<AgentResult, 'runId' | 'status' | 'answer' | 'error' | 'usage'> &
+  Partial<Pick<AgentResult, 'finishReason'>>;

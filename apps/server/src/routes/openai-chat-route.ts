@@ -1,6 +1,7 @@
 import type { RunEvent } from '@bridle/events';
 import type { FastifyInstance } from 'fastify';
 import { agentFor } from '../openai/agent-models';
+import type { ClientRunResult } from '../openai/client-run';
 import { finalStepText } from '../openai/final-step-text';
 import { openAIErrorBody } from '../openai/openai-error';
 import { type ClientMessage, toAgentInput } from '../openai/openai-input';
@@ -22,6 +23,11 @@ export interface ChatCompletionsBody {
 }
 
 const seconds = () => Math.floor(Date.now() / 1000);
+
+/** `length` when the last response was cut by the model's output limit, as OpenAI says it; else `stop`. */
+function chatFinishReason(result: ClientRunResult): 'length' | 'stop' {
+  return result.finishReason === 'length' ? 'length' : 'stop';
+}
 
 /**
  * `POST /v1/chat/completions`, OpenAI's Chat Completions: `model` is `bridle:<skill>`; the answer is the
@@ -58,7 +64,7 @@ export function registerOpenAIChatRoute(app: FastifyInstance, context: ServerCon
             {
               index: 0,
               message: { role: 'assistant', content: result.answer ?? '', refusal: null },
-              finish_reason: 'stop',
+              finish_reason: chatFinishReason(result),
               logprobs: null,
             },
           ],
@@ -97,7 +103,7 @@ export function registerOpenAIChatRoute(app: FastifyInstance, context: ServerCon
         const stream = sse as SseStream | undefined;
         if (!stream) return reply;
         if (result.status === 'completed') {
-          stream.send(chunk({}, 'stop'));
+          stream.send(chunk({}, chatFinishReason(result)));
           if (body.stream_options?.include_usage) {
             stream.send({ ...chunk({}), choices: [], usage: chatUsage(result.usage) });
           }

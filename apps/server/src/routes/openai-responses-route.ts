@@ -38,6 +38,14 @@ function outputMessage(parts: ResponseParts, text: string, status: 'in_progress'
   };
 }
 
+/**
+ * The status of a completed run's response: `incomplete` when its last model response was cut by the output
+ * limit (the Responses API's `max_output_tokens`), else `completed`.
+ */
+function endStatus(result: ClientRunResult): 'completed' | 'incomplete' {
+  return result.finishReason === 'length' ? 'incomplete' : 'completed';
+}
+
 /** A Responses API `response` object. */
 function responseObject(parts: ResponseParts, state: { status: string; text?: string; result?: ClientRunResult }) {
   const failed = state.result !== undefined && state.result.status !== 'completed';
@@ -52,7 +60,7 @@ function responseObject(parts: ResponseParts, state: { status: string; text?: st
           message: runFailure(state.result as ClientRunResult).message,
         }
       : null,
-    incomplete_details: null,
+    incomplete_details: state.status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
     instructions: null,
     max_output_tokens: null,
     model: parts.model,
@@ -74,8 +82,8 @@ function responseObject(parts: ResponseParts, state: { status: string; text?: st
  * `POST /v1/responses`, OpenAI's Responses API (stateless: no `previous_response_id`): `model` is
  * `bridle:<skill>`, `input` a string or messages, `instructions` the client's system text. The output is
  * one message with the text of the run's final step; usage is summed over the run. With
- * `stream: true`, the Responses events (`response.created` ... `response.completed`, or
- * `response.failed`), each `event: <type>` with a `sequence_number`.
+ * `stream: true`, the Responses events (`response.created` ... `response.completed`, `response.incomplete`
+ * when the answer was cut by the output limit, or `response.failed`), each `event: <type>` with a `sequence_number`.
  */
 export function registerOpenAIResponsesRoute(app: FastifyInstance, context: ServerContext, schema: object): void {
   app.post<{ Body: ResponsesBody }>(
@@ -113,7 +121,7 @@ export function registerOpenAIResponsesRoute(app: FastifyInstance, context: Serv
         name(result.runId);
         if (result.status !== 'completed')
           return reply.code(runFailure(result).status).send(openAIErrorBody(runFailure(result)));
-        return responseObject(parts, { status: 'completed', text: result.answer ?? '', result });
+        return responseObject(parts, { status: endStatus(result), text: result.answer ?? '', result });
       }
 
       let sse: SseStream | undefined;
@@ -149,9 +157,8 @@ export function registerOpenAIResponsesRoute(app: FastifyInstance, context: Serv
         const result = await runForClient(context, reply, { agent, input, stream: true, onEvent });
         if (!sse) return reply;
         if (result.status === 'completed') {
-          emit('response.completed', {
-            response: responseObject(parts, { status: 'completed', text: text ?? '', result }),
-          });
+          const status = endStatus(result);
+          emit(`response.${status}`, { response: responseObject(parts, { status, text: text ?? '', result }) });
         } else {
           emit('response.failed', { response: responseObject(parts, { status: 'failed', result }) });
         }
