@@ -2,9 +2,8 @@
 // SQLite store carries the signal across (its signals table), and the journal records who acted.
 import { join } from 'node:path';
 import { runAgent } from '@bridle/core';
-import type { Tool } from '@bridle/protocol';
 import { openStore } from '@bridle/store';
-import { fakeOpenAIServer, scriptedModel } from '@bridle/testing';
+import { fakeOpenAIServer, gatedTool, scriptedModel } from '@bridle/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, fakeOpenAIEnv, requireBuild, runCli, startCli, tempDir } from './cli-process';
 import { sqliteProblem } from './sqlite-probe';
@@ -12,32 +11,6 @@ import { sqliteProblem } from './sqlite-probe';
 beforeAll(requireBuild);
 
 const sqliteError = await sqliteProblem('steer and cancel tests');
-
-/** A tool that waits until released (or its signal aborts), and says when it started. */
-function gatedTool() {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let started!: () => void;
-  const running = new Promise<void>((resolve) => {
-    started = resolve;
-  });
-  const tool: Tool = {
-    name: 'wait',
-    description: 'waits',
-    parameters: { type: 'object' },
-    execute: async (_args, context) => {
-      started();
-      await Promise.race([
-        released,
-        new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason))),
-      ]);
-      return 'waited';
-    },
-  };
-  return { tool, release, running };
-}
 
 describe.skipIf(sqliteError !== undefined)('bridle steer / bridle cancel', () => {
   it('steer: the running run gets the message at its next step boundary, recorded as from cli:<user>', async () => {

@@ -5,10 +5,13 @@ import { echoModel, gatedModel, type Json, json, postJson, startTestServer } fro
 async function waitForJob(url: string, id: string) {
   let view: Json = { status: 'running' };
   await expect
-    .poll(async () => {
-      view = await json(await fetch(`${url}/api/batch/${id}`));
-      return view.status;
-    })
+    .poll(
+      async () => {
+        view = await json(await fetch(`${url}/api/batch/${id}`));
+        return view.status;
+      },
+      { timeout: 20_000 },
+    )
     .not.toBe('running');
   return view;
 }

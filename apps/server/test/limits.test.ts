@@ -183,6 +183,8 @@ describe('slow clients', () => {
     socket.pause(); // never read
     await aborted.promise;
     socket.destroy();
-    await expect.poll(async () => (await fetch(`${server.url}/ready`).then(json)).activeRuns).toBe(0);
+    await expect
+      .poll(async () => (await fetch(`${server.url}/ready`).then(json)).activeRuns, { timeout: 10_000 })
+      .toBe(0);
   });
 });

@@ -338,7 +338,9 @@ describe('red team: event streams', () => {
     const first = open();
     const second = open();
     await gated.started;
-    await expect.poll(async () => ((await (await fetch(`${server.url}/ready`)).json()) as Json).activeRuns).toBe(2);
+    await expect
+      .poll(async () => ((await (await fetch(`${server.url}/ready`)).json()) as Json).activeRuns, { timeout: 10_000 })
+      .toBe(2);
     const third = await open();
     expect(third.status).toBe(503);
     expect(third.headers.get('retry-after')).toBe('1');
@@ -363,7 +365,7 @@ describe('red team: event streams', () => {
       ),
     );
     await gated.started;
-    await expect.poll(() => server.app.server.listening && connections(server)).toBe(3);
+    await expect.poll(() => server.app.server.listening && connections(server), { timeout: 10_000 }).toBe(3);
     const [streams] = await Promise.all([Promise.all(responses.map(readSse)), server.shutdown()]);
     for (const events of streams) expect(events.at(-1)).toMatchObject({ type: 'run_end', status: 'aborted' });
     expect(await connections(server)).toBe(0);

@@ -117,6 +117,8 @@ describe('POST /api/chat with Accept: text/event-stream', () => {
     await gated.aborted;
     await request;
     // The slot comes back once the aborted run has ended.
-    await expect.poll(async () => (await fetch(`${server.url}/ready`).then(json)).activeRuns).toBe(0);
+    await expect
+      .poll(async () => (await fetch(`${server.url}/ready`).then(json)).activeRuns, { timeout: 10_000 })
+      .toBe(0);
   });
 });

@@ -15,8 +15,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error) => console.error(error));
 });
 
-function startServer(store: string, sideEffects: string): Child {
-  const child = startChild(join('test', 'fixtures', 'zombie-server.ts'), [store, sideEffects], {
+/** A server on `store` whose runs hold leases of `leaseMs`. */
+function startServer(store: string, sideEffects: string, leaseMs: number): Child {
+  const child = startChild(join('test', 'fixtures', 'zombie-server.ts'), [store, sideEffects, String(leaseMs)], {
     cwd: join(import.meta.dirname, '..'),
     nodeArgs: ['--conditions=@bridle/source', '--import', 'tsx'],
   });
@@ -38,7 +39,9 @@ suite('@bridle/server: a server that lost its run', () => {
     cleanups.push(() => dropSchema(schema));
     const sideEffects = join(tmpdir(), `bridle-zombie-${process.pid}-${Date.now()}.txt`);
     writeFileSync(sideEffects, '');
-    const zombie = startServer(storeUrl, sideEffects);
+    // The zombie's lease is short, so it passes while the zombie is stopped; the rescuer's is long, so a busy
+    // machine that delays its renewals cannot make the rescuer lose the run in turn (a third segment).
+    const zombie = startServer(storeUrl, sideEffects, 1000);
     const zombieUrl = await urlOf(zombie);
     const store = await openStore(storeUrl);
     cleanups.push(() => store.close());
@@ -68,7 +71,7 @@ suite('@bridle/server: a server that lost its run', () => {
     });
 
     // A second server finds the lease expired, claims the run and finishes it.
-    const rescuer = startServer(storeUrl, sideEffects);
+    const rescuer = startServer(storeUrl, sideEffects, 15_000);
     await urlOf(rescuer);
     await expect
       .poll(async () => (await store.readRun(runId))?.status, { timeout: 60_000, interval: 200 })

@@ -76,7 +76,7 @@ describe('recovery', () => {
         },
       });
     const [a, b] = [recoverer('a'), recoverer('b')];
-    await expect.poll(async () => (await store.listRuns({ status: 'completed' })).length).toBe(6);
+    await expect.poll(async () => (await store.listRuns({ status: 'completed' })).length, { timeout: 10_000 }).toBe(6);
     a.stop();
     b.stop();
     expect([...resumedBy.keys()].sort()).toEqual(['o0', 'o1', 'o2', 'o3', 'o4', 'o5']);

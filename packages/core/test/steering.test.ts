@@ -1,36 +1,10 @@
 // Steering and cancel from outside a run: the streamAgent handle, steerRun and cancelRun on a store.
 import { BridleError, ConfigError, type RunEvent, type RunLease, type Store, type Tool } from '@bridle/protocol';
 import { openStore } from '@bridle/store';
-import { expectValidTranscript, scriptedModel } from '@bridle/testing';
+import { expectValidTranscript, gatedTool, scriptedModel } from '@bridle/testing';
 import { describe, expect, it } from 'vitest';
 import { cancelRun, JournalError, RunEndedError, resumeRun, runAgent, steerRun, streamAgent } from '../src/index';
 import { addTool, call, deferred, recorder } from './helpers';
-
-/** A tool that waits for `gate` (honouring its signal), and says when it started. */
-function gatedTool(name = 'wait') {
-  const gate = deferred();
-  const started = deferred();
-  const seen: { aborted: boolean }[] = [];
-  const tool: Tool = {
-    name,
-    description: name,
-    parameters: { type: 'object' },
-    execute: async (_args, context) => {
-      started.resolve();
-      const entry = { aborted: false };
-      seen.push(entry);
-      await new Promise<void>((resolve, reject) => {
-        gate.promise.then(resolve);
-        context.signal.addEventListener('abort', () => {
-          entry.aborted = true;
-          reject(context.signal.reason);
-        });
-      });
-      return `${name} done`;
-    },
-  };
-  return { tool, gate, started, seen };
-}
 
 function types(events: readonly RunEvent[]): string[] {
   return events.map((event) => event.type);
@@ -44,9 +18,9 @@ describe('streamAgent handle: input()', () => {
       { content: 'done, in French' },
     ]);
     const stream = streamAgent({ model, tools: [waiting.tool, addTool()], prompt: 'go', toolConcurrency: 1 });
-    await waiting.started.promise;
+    await waiting.running;
     stream.input('answer in French', { by: 'test' });
-    waiting.gate.resolve();
+    waiting.release();
     const result = await stream.result;
     expect(result.status).toBe('completed');
     const events: RunEvent[] = [];
@@ -144,7 +118,7 @@ describe('streamAgent handle: cancel()', () => {
       prompt: 'go',
       onEvent: events.onEvent,
     });
-    await waiting.started.promise;
+    await waiting.running;
     stream.cancel({ by: 'alice' });
     const result = await stream.result;
     expect(result).toMatchObject({
@@ -153,7 +127,7 @@ describe('streamAgent handle: cancel()', () => {
       error: 'The run was cancelled by alice.',
       steps: 1,
     });
-    expect(waiting.seen).toEqual([{ aborted: true }]);
+    expect(waiting.calls).toEqual([{ aborted: true }]);
     expect(events.events.at(-1)).toMatchObject({ type: 'run_end', status: 'aborted', cancelledBy: 'alice' });
     expectValidTranscript(result.messages);
   });
@@ -173,14 +147,14 @@ describe('steerRun and cancelRun through a store', () => {
     const waiting = gatedTool();
     const model = scriptedModel([{ content: '', toolCalls: [call('c1', 'wait')] }, { content: 'steered' }]);
     const running = runAgent({ model, tools: [waiting.tool], prompt: 'go', store, runId: 'steer-1' });
-    await waiting.started.promise;
+    await waiting.running;
     expect(await steerRun({ store, runId: 'steer-1', content: 'use the short form', by: 'cli:ada' })).toEqual({
       runId: 'steer-1',
       delivery: 'signal',
     });
     // The signal reaches the run (in its inbox) before the batch ends; it is delivered at the boundary.
     await new Promise((resolve) => setImmediate(resolve));
-    waiting.gate.resolve();
+    waiting.release();
     const result = await running;
     expect(model.requests[1]?.messages.at(-1)).toEqual({ role: 'user', content: 'use the short form' });
     const journal = (await store.readRun('steer-1'))?.events ?? [];
@@ -266,7 +240,7 @@ describe('steerRun and cancelRun through a store', () => {
       store,
       runId: 'cancel-1',
     });
-    await waiting.started.promise;
+    await waiting.running;
     await cancelRun({ store, runId: 'cancel-1', by: 'bob' });
     expect(await running).toMatchObject({ status: 'aborted', cancelledBy: 'bob' });
     expect((await store.readRun('cancel-1'))?.events.at(-1)).toMatchObject({ status: 'aborted', cancelledBy: 'bob' });
@@ -294,14 +268,14 @@ describe('steerRun and cancelRun through a store', () => {
       runId: 'orphan-1',
       ownership: { owner: 'stopped-process', leaseMs: 20 },
     }).catch((error: unknown) => error);
-    await waiting.started.promise;
+    await waiting.running;
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(await steerRun({ store, runId: 'orphan-1', content: 'be brief', by: 'cli:ada' })).toEqual({
       runId: 'orphan-1',
       delivery: 'journal',
     });
     // The old owner wakes: its tool result is refused (fenced) and it stops before any further call.
-    waiting.gate.resolve();
+    waiting.release();
     const stopped = await running;
     expect(JournalError.isInstance(stopped) && stopped.fenced).toBe(true);
     expect(first.requests).toHaveLength(1);
@@ -342,13 +316,13 @@ describe('steerRun and cancelRun through a store', () => {
       runId: 'orphan-2',
       ownership: { owner: 'stopped-process', leaseMs: 20 },
     }).catch((error: unknown) => error);
-    await again.started.promise;
+    await again.running;
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(await cancelRun({ store, runId: 'orphan-2', by: 'bob' })).toEqual({
       runId: 'orphan-2',
       delivery: 'journal',
     });
-    again.gate.resolve();
+    again.release();
     await cut;
     expect((await store.readRun('orphan-2'))?.events.at(-1)).toMatchObject({ status: 'aborted', cancelledBy: 'bob' });
     expect(await store.claimOrphans?.({ owner: 'recovery', leaseMs: 60_000 })).toEqual([]);

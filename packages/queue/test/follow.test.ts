@@ -31,7 +31,7 @@ async function setup() {
   /** Expires the run's event stream now, as 24 h without events would. */
   const expire = async (runId: string) => {
     await redis.pexpire(`${prefix}:bridle-runs:run-events:${runId}`, 1);
-    await expect.poll(() => redis.exists(`${prefix}:bridle-runs:run-events:${runId}`)).toBe(0);
+    await expect.poll(() => redis.exists(`${prefix}:bridle-runs:run-events:${runId}`), { timeout: 10_000 }).toBe(0);
   };
   return { store, withStore, bare, expire };
 }

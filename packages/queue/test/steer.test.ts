@@ -3,7 +3,7 @@
 import { cancelRun, steerRun } from '@bridle/core';
 import type { Store, Tool } from '@bridle/protocol';
 import { openStore } from '@bridle/store';
-import { scriptedModel } from '@bridle/testing';
+import { gatedTool, scriptedModel } from '@bridle/testing';
 import { afterEach, expect, it } from 'vitest';
 import { openRunQueue, type RunWorker, startRunWorker } from '../src/index';
 import { dropPrefix, newPrefix, REDIS_URL, serviceSuite } from './services';
@@ -29,32 +29,6 @@ function withoutSignals(store: Store): Store {
     listSessions: store.listSessions.bind(store),
     close: store.close.bind(store),
   };
-}
-
-/** A tool that waits until `release()` (or its signal), telling when it started. */
-function gatedTool() {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let started!: () => void;
-  const running = new Promise<void>((resolve) => {
-    started = resolve;
-  });
-  const tool: Tool = {
-    name: 'wait',
-    description: 'waits',
-    parameters: { type: 'object' },
-    execute: async (_args, context) => {
-      started();
-      await Promise.race([
-        released,
-        new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason))),
-      ]);
-      return 'waited';
-    },
-  };
-  return { tool, release, running };
 }
 
 async function setup(tool: Tool) {

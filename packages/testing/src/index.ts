@@ -23,6 +23,7 @@ export type {
 } from './fake-provider-script';
 export type { FakeProviderServer } from './fake-provider-server';
 export { type Fault, type FaultSchedule, type FaultyModel, faultyModel } from './faulty-model';
+export { type GatedTool, gatedTool } from './gated-tool';
 export { collectStream, modelRequest, rejection } from './model-request';
 export { type Random, seededRandom } from './random';
 export { type ReplayModel, replayModel } from './replay-model';
