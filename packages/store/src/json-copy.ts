@@ -4,11 +4,23 @@ const MAX_DEPTH = 64;
 /** Most characters a number takes in JSON (`-1.2345678901234567e-308`). */
 const NUMBER_CHARS = 24;
 
-/** What {@link jsonCopy} returns for data it does not copy itself. */
-const UNCOPIED = Symbol('uncopied');
+// The tape's structure marks. Symbols, so no JSON value (a key or a string) can be taken for one.
+const OBJECT = Symbol('object');
+const ARRAY = Symbol('array');
+const END = Symbol('end');
 
-// Characters of JSON at most, counted during one copy (saved and restored around it, so a getter that
-// appends to a store while it is read cannot mix two counts).
+/**
+ * JSON data written flat, in JSON's order: an object is `OBJECT, key, value, ..., END`, an array
+ * `ARRAY, value, ..., END`, a string, number, boolean or null itself. One array holds a whole event: copying
+ * into it pushes each value, where copying into new objects would add each field to an object of its own
+ * (a shape change apiece, several times the cost), and the store keeps one object per event, not one per
+ * object inside it. Never changed once written.
+ */
+export type JsonTape = readonly unknown[];
+
+// The copy under way: its tape and the characters of JSON it takes at most (saved and restored around a copy,
+// so a getter that appends to a store while it is read cannot mix two copies).
+let tape: unknown[] = [];
 let chars = 0;
 let limit = 0;
 
@@ -17,93 +29,160 @@ function omitted(value: unknown): boolean {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol';
 }
 
-function copyValue(value: unknown, depth: number): unknown {
+/** Writes `value` to the tape; false when it holds something only JSON itself says how to write. */
+function write(value: unknown, depth: number): boolean {
   switch (typeof value) {
     case 'string':
       chars += 2 + 6 * value.length;
-      return value;
+      tape.push(value);
+      return true;
     case 'number':
       chars += NUMBER_CHARS;
       // JSON writes NaN and the infinities as null, and -0 as 0.
-      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null;
+      tape.push(Number.isFinite(value) ? (value === 0 ? 0 : value) : null);
+      return true;
     case 'boolean':
       chars += 5;
-      return value;
+      tape.push(value);
+      return true;
     case 'object':
       break;
     default:
       // A BigInt: JSON.stringify says why it cannot.
-      return UNCOPIED;
+      return false;
   }
   if (value === null) {
     chars += 4;
-    return null;
+    tape.push(null);
+    return true;
   }
-  if (depth >= MAX_DEPTH || chars > limit) return UNCOPIED;
+  if (depth >= MAX_DEPTH || chars > limit) return false;
   if (Array.isArray(value)) {
-    if (Object.getPrototypeOf(value) !== Array.prototype || chars + 2 * value.length > limit) return UNCOPIED;
+    if (Object.getPrototypeOf(value) !== Array.prototype || chars + 2 * value.length > limit) return false;
     const length = value.length;
-    const copy: unknown[] = new Array(length);
     chars += 2 + length;
+    tape.push(ARRAY);
     for (let index = 0; index < length; index++) {
       const item: unknown = value[index];
       if (omitted(item)) {
         chars += 4;
-        copy[index] = null;
-        continue;
-      }
-      const copied = copyValue(item, depth + 1);
-      if (copied === UNCOPIED) return UNCOPIED;
-      copy[index] = copied;
+        tape.push(null);
+      } else if (!write(item, depth + 1)) return false;
     }
-    return copy;
+    tape.push(END);
+    return true;
   }
   const prototype: unknown = Object.getPrototypeOf(value);
   // Anything with a JSON of its own making (a Date, a class with toJSON, a boxed string) goes through JSON.
-  if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in value) return UNCOPIED;
+  if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in value) return false;
   const source = value as Record<string, unknown>;
-  const copy: Record<string, unknown> = {};
   chars += 2;
+  tape.push(OBJECT);
   // `for...in` lists the own enumerable string keys in JSON's order (without the array Object.keys makes), and
   // inherited ones only from a polluted Object.prototype, which jsonCopy turns down first.
   for (const key in source) {
     const item = source[key];
     if (omitted(item)) continue;
-    // Assigning `__proto__` would set the copy's prototype instead of a key.
-    if (key === '__proto__') return UNCOPIED;
-    const copied = copyValue(item, depth + 1);
-    if (copied === UNCOPIED) return UNCOPIED;
-    copy[key] = copied;
+    // Read back, a `__proto__` key would set the copy's prototype instead of a field.
+    if (key === '__proto__') return false;
+    tape.push(key);
+    if (!write(item, depth + 1)) return false;
     chars += 4 + 6 * key.length;
   }
-  return copy;
+  tape.push(END);
+  return true;
 }
 
 /** A copy of JSON data and the most characters its JSON can take. */
 export interface JsonCopy {
-  value: unknown;
+  tape: JsonTape;
   /** An upper bound of `JSON.stringify(value).length`. */
   maxChars: number;
 }
 
 /**
- * A deep copy equal to `JSON.parse(JSON.stringify(value))` made without encoding (several times cheaper for
- * small objects), or undefined when `value` holds something only JSON itself says how to write: an object with
- * a prototype of its own or a `toJSON` (a Date, a class instance), a BigInt, a `__proto__` key, nesting
- * deeper than 64 (or a cycle), or more JSON than `maxChars` may allow, and anything while Object.prototype has an
- * enumerable property. Never throws (getters aside).
+ * A copy of `value` as JSON would keep it (what {@link readTape} gives back equals
+ * `JSON.parse(JSON.stringify(value))`) made without encoding (several times cheaper for small objects), or
+ * undefined when `value` holds something only JSON itself says how to write: an object with a prototype of its
+ * own or a `toJSON` (a Date, a class instance), a BigInt, a `__proto__` key, nesting deeper than 64 (or a
+ * cycle), or more JSON than `maxChars` may allow, and anything while Object.prototype has an enumerable
+ * property. Never throws (getters aside).
  */
 export function jsonCopy(value: unknown, maxChars: number): JsonCopy | undefined {
   for (const _inherited in Object.prototype) return undefined;
-  const savedChars = chars;
-  const savedLimit = limit;
+  const [savedTape, savedChars, savedLimit] = [tape, chars, limit];
+  tape = [];
   chars = 0;
   limit = maxChars;
   try {
-    const copy = copyValue(value, 0);
-    return copy === UNCOPIED ? undefined : { value: copy, maxChars: chars };
+    return write(value, 0) ? { tape, maxChars: chars } : undefined;
   } finally {
+    tape = savedTape;
     chars = savedChars;
     limit = savedLimit;
   }
+}
+
+// Where reading is on its tape.
+let at = 0;
+
+function read(from: JsonTape): unknown {
+  const item = from[at++];
+  if (item === OBJECT) {
+    const object: Record<string, unknown> = {};
+    while (from[at] !== END) {
+      const key = from[at++] as string;
+      object[key] = read(from);
+    }
+    at++;
+    return object;
+  }
+  if (item === ARRAY) {
+    const array: unknown[] = [];
+    while (from[at] !== END) array.push(read(from));
+    at++;
+    return array;
+  }
+  return item;
+}
+
+/** A fresh value of a tape: plain objects and arrays, as `JSON.parse` would make them. */
+export function readTape(from: JsonTape): unknown {
+  const saved = at;
+  at = 0;
+  try {
+    return read(from);
+  } finally {
+    at = saved;
+  }
+}
+
+/** The index just past the value that starts at `index`. */
+function skip(from: JsonTape, index: number): number {
+  let depth = 0;
+  do {
+    const item = from[index++];
+    if (item === OBJECT || item === ARRAY) depth++;
+    else if (item === END) depth--;
+  } while (depth > 0);
+  return index;
+}
+
+/** A fresh value of the field `key` of the object a tape holds (undefined without one), reading nothing else. */
+export function tapeField(from: JsonTape, key: string): unknown {
+  if (from[0] !== OBJECT) return undefined;
+  let index = 1;
+  while (from[index] !== END) {
+    if (from[index] === key) {
+      const saved = at;
+      at = index + 1;
+      try {
+        return read(from);
+      } finally {
+        at = saved;
+      }
+    }
+    index = skip(from, index + 1);
+  }
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import type { RunsOverview } from '@bridle/protocol';
-import { eventOf, type MemoryRow, TextRow } from './memory-row';
+import { eventOf, fieldOf, type MemoryRow, TapeRow } from './memory-row';
 import type { RunRow } from './plan-append';
 
 /** At most this many tools in `slowestTools`. */
@@ -24,6 +24,10 @@ const byKeys = (a: string[], b: string[]) => {
 /** The first `run_start` of a journal, parsed (it tells whether the run is a sub-agent's). */
 function firstStart(journal: readonly MemoryRow[]): { parent?: unknown } | undefined {
   for (const row of journal) {
+    if (row instanceof TapeRow) {
+      if (row.type === 'run_start') return { parent: fieldOf(row, 'parent') };
+      continue;
+    }
     const event = eventOf(row) as { type?: string; parent?: unknown };
     if (event.type === 'run_start') return event;
   }
@@ -75,10 +79,15 @@ export function memoryOverview(
   const tools = new Map<string, { name: string; calls: number; errors: number; totalMs: number; maxMs: number }>();
   for (const { journal } of inWindow) {
     for (const row of journal) {
-      const kept = row instanceof TextRow ? undefined : row;
-      const event = (kept ?? (row instanceof TextRow && row.json.includes('"tool_end"') ? eventOf(row) : undefined)) as
-        | { type?: string; name?: string; durationMs?: number; isError?: unknown }
-        | undefined;
+      const event = (
+        row instanceof TapeRow
+          ? row.type === 'tool_end'
+            ? eventOf(row)
+            : undefined
+          : row.json.includes('"tool_end"')
+            ? eventOf(row)
+            : undefined
+      ) as { type?: string; name?: string; durationMs?: number; isError?: unknown } | undefined;
       if (event?.type !== 'tool_end' || typeof event.name !== 'string') continue;
       const entry = tools.get(event.name) ?? { name: event.name, calls: 0, errors: 0, totalMs: 0, maxMs: 0 };
       const ms = typeof event.durationMs === 'number' ? event.durationMs : 0;

@@ -1,5 +1,5 @@
 import type { JournalRow } from './decode-run';
-import { jsonCopy } from './json-copy';
+import { type JsonTape, readTape, tapeField } from './json-copy';
 import type { KeptEvent } from './kept-event';
 
 /** A journal row of `memory:` kept as text: an event that only JSON could copy, or one a test damaged. */
@@ -10,28 +10,45 @@ export class TextRow {
   ) {}
 }
 
-/** An event of `memory:` kept as its copy: the event's own fields, `sequence` and `type` among them. */
-export type CopyRow = { readonly sequence: number; readonly type: string };
+/** A journal row of `memory:` kept as the event's copy (a tape: one array, whatever the event holds). */
+export class TapeRow {
+  constructor(
+    readonly sequence: number,
+    readonly type: string,
+    readonly tape: JsonTape,
+  ) {}
+}
 
-/**
- * A journal row of the `memory:` store: the event's copy itself (nothing around it, so a journal holds as few
- * objects as it can, which is what a garbage collection pays for), or its text.
- */
-export type MemoryRow = CopyRow | TextRow;
+/** A journal row of the `memory:` store: the event's copy, or its text. */
+export type MemoryRow = TapeRow | TextRow;
 
 /** The row that keeps a checked event: its copy, or its text. */
 export function rowOf(event: KeptEvent): MemoryRow {
-  return (event.kept as CopyRow | undefined) ?? new TextRow(event.sequence, event.json);
+  return event.kept === undefined
+    ? new TextRow(event.sequence, event.json)
+    : new TapeRow(event.sequence, event.type, event.kept);
 }
 
-/** The row's event, parsed or as kept (to read and never change). Throws a `SyntaxError` for damaged text. */
+/** A fresh copy of the row's event. Throws a `SyntaxError` for damaged text. */
 export function eventOf(row: MemoryRow): { type?: unknown } {
-  return row instanceof TextRow ? (JSON.parse(row.json) as { type?: unknown }) : row;
+  return (row instanceof TextRow ? JSON.parse(row.json) : readTape(row.tape)) as { type?: unknown };
+}
+
+/** One top-level field of the row's event (a fresh copy), reading nothing else of a copy. */
+export function fieldOf(row: MemoryRow, key: string): unknown {
+  return row instanceof TextRow ? (JSON.parse(row.json) as Record<string, unknown>)[key] : tapeField(row.tape, key);
+}
+
+/** The fields of a `run_start` row that its title comes from (`promptOf`), reading nothing else of a copy. */
+export function titleFieldsOf(row: MemoryRow): { prompt?: unknown; messages?: unknown } {
+  if (row instanceof TextRow) return eventOf(row) as { prompt?: unknown; messages?: unknown };
+  const prompt = tapeField(row.tape, 'prompt');
+  return typeof prompt === 'string' ? { prompt } : { messages: tapeField(row.tape, 'messages') };
 }
 
 /** The row's JSON text (made on each call for a copy: only a retried append compares it). */
 export function jsonOf(row: MemoryRow): string {
-  return row instanceof TextRow ? row.json : JSON.stringify(row);
+  return row instanceof TextRow ? row.json : JSON.stringify(readTape(row.tape));
 }
 
 /** The row as `decodeRun` reads it: a fresh copy of the event, or its text. */
@@ -40,8 +57,8 @@ export function journalRow(row: MemoryRow): JournalRow {
   return {
     sequence: row.sequence,
     get json() {
-      return JSON.stringify(row);
+      return JSON.stringify(readTape(row.tape));
     },
-    value: () => (jsonCopy(row, Number.POSITIVE_INFINITY) as { value: unknown }).value,
+    value: () => readTape(row.tape),
   };
 }
