@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type ApprovalDecidedBody, ConfigError, type RunStartBody } from '@bridle/protocol';
 import { errorMessage, redactCredentials } from '@bridle/protocol/internal';
 import { signDecisions } from './decision-signature';
@@ -12,6 +11,7 @@ import { cancelled, runLoop } from './run-loop';
 import { RunOwnership } from './run-ownership';
 import { Cancelled, RunScope } from './run-scope';
 import { makeState } from './run-state';
+import { newSegmentId } from './segment-id';
 import { subAgentState } from './sub-agent-state';
 import type { AgentResult } from './types';
 import { addUsage } from './usage';
@@ -99,7 +99,7 @@ async function journaledSegment(
     type: 'run_start',
     ...start.runStart,
     model: redactCredentials(start.runStart.model),
-    ...(journal ? { segmentId: randomUUID() } : {}),
+    ...(journal ? { segmentId: newSegmentId() } : {}),
   });
   for (const decided of start.decided ?? []) emitter.emit(decided);
   const { channels } = options;

@@ -12,6 +12,7 @@ import {
 import { rebuildFromJournal } from './rebuild-run';
 import { RunEndedError } from './run-ended-error';
 import { ownerIsGone } from './run-ownership';
+import { newSegmentId } from './segment-id';
 
 /** Options of {@link steerRun} and {@link cancelRun}: where the run is, and who acts. */
 export interface RunSignalOptions {
@@ -205,7 +206,7 @@ async function cancelledSegment(run: StoredRun, by: string): Promise<Record<stri
   const model = first.type === 'run_start' ? first.model : 'unknown';
   const cut = rebuilt.state.carried?.recorded.length ?? 0;
   return [
-    { type: 'run_start', model, resumed: true, segmentId: randomUUID() },
+    { type: 'run_start', model, resumed: true, segmentId: newSegmentId() },
     {
       type: 'run_end',
       status: 'aborted',

@@ -72,8 +72,8 @@ export interface RunStartBody {
    */
   messages?: Message[];
   /**
-   * A journaled segment's own random id: two processes opening the same segment at once (two resumes of
-   * one paused run) write different events, so the store refuses the second before it runs anything.
+   * A journaled segment's own unique id (no two segments of any run or process share one): two processes opening
+   * the same segment at once (two resumes of one paused run) write different events, so the store refuses the second before it runs anything.
    */
   segmentId?: string;
   /**
