@@ -30,8 +30,9 @@ export class RunEmitter {
   readonly #observers: readonly EventObserver[];
   readonly #onObserverError: ((error: unknown, event: RunEvent) => void) | undefined;
   readonly #startedAt = performance.now();
-  readonly #modelStarts = new Map<number, number>();
-  readonly #toolStarts = new Map<string, number>();
+  // Made on first use: a run without tools never needs the second, and two maps per run cost measurably.
+  #modelStarts: Map<number, number> | undefined;
+  #toolStarts: Map<string, number> | undefined;
   #sequence = 0;
   #ended = false;
 
@@ -94,24 +95,26 @@ export class RunEmitter {
     this.#sequence = sequence + 1;
     switch (input.type) {
       case 'model_start':
+        this.#modelStarts ??= new Map();
         this.#modelStarts.set(input.step, now);
         break;
       case 'model_end':
-        (event as { durationMs: number }).durationMs = elapsed(this.#modelStarts.get(input.step), now);
-        this.#modelStarts.delete(input.step);
+        (event as { durationMs: number }).durationMs = elapsed(this.#modelStarts?.get(input.step), now);
+        this.#modelStarts?.delete(input.step);
         break;
       case 'tool_start':
+        this.#toolStarts ??= new Map();
         this.#toolStarts.set(input.callId, now);
         break;
       case 'tool_end':
-        (event as { durationMs: number }).durationMs = elapsed(this.#toolStarts.get(input.callId), now);
-        this.#toolStarts.delete(input.callId);
+        (event as { durationMs: number }).durationMs = elapsed(this.#toolStarts?.get(input.callId), now);
+        this.#toolStarts?.delete(input.callId);
         break;
       case 'run_end':
         (event as { durationMs: number }).durationMs = roundMs(now - this.#startedAt);
         this.#ended = true;
-        this.#modelStarts.clear();
-        this.#toolStarts.clear();
+        this.#modelStarts = undefined;
+        this.#toolStarts = undefined;
         break;
     }
     return event;
