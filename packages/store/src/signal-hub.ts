@@ -1,33 +1,36 @@
 import type { RunSignal } from '@bridle/protocol';
 import { StoreError } from './store-error';
 
+type Listener = (signal: RunSignal) => void;
+
 /**
  * The listeners of one store in this process, by run id: what `listenRunSignals` registers and what a signal
  * that reached the process (sent here, or from another process through the database) is handed to.
  */
 export class SignalHub {
-  readonly #listeners = new Map<string, Set<(signal: RunSignal) => void>>();
+  // A run's one listener as it is (the common case: a Set per run costs measurably), or a Set of several.
+  readonly #listeners = new Map<string, Listener | Set<Listener>>();
 
   /** Registers `listener` for run `runId`; returns the function that removes it. */
-  add(runId: string, listener: (signal: RunSignal) => void): () => void {
-    let set = this.#listeners.get(runId);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(runId, set);
-    }
-    set.add(listener);
-    return () => {
-      const current = this.#listeners.get(runId);
-      if (!current?.delete(listener)) return;
-      if (current.size === 0) this.#listeners.delete(runId);
-    };
+  add(runId: string, listener: Listener): () => void {
+    const current = this.#listeners.get(runId);
+    if (current === undefined) this.#listeners.set(runId, listener);
+    else if (current instanceof Set) current.add(listener);
+    else if (current !== listener) this.#listeners.set(runId, new Set([current, listener]));
+    return () => this.#remove(runId, listener);
+  }
+
+  #remove(runId: string, listener: Listener): void {
+    const current = this.#listeners.get(runId);
+    if (current === listener) this.#listeners.delete(runId);
+    else if (current instanceof Set && current.delete(listener) && current.size === 0) this.#listeners.delete(runId);
   }
 
   /** Hands `signal` to every listener of run `runId` (a throwing listener does not stop the others). */
   dispatch(runId: string, signal: RunSignal): void {
-    const set = this.#listeners.get(runId);
-    if (!set) return;
-    for (const listener of [...set]) {
+    const current = this.#listeners.get(runId);
+    if (current === undefined) return;
+    for (const listener of current instanceof Set ? [...current] : [current]) {
       try {
         listener(signal);
       } catch {
