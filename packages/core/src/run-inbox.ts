@@ -18,12 +18,14 @@ export class RunInbox {
   /** Who cancelled the run through a `cancel` signal (the first one wins). */
   cancelledBy: string | undefined;
   #inputs: PendingInput[] = [];
-  readonly #seen = new Set<string>();
+  // Made when the first signal comes: most runs hear none.
+  #seen: Set<string> | undefined;
 
   constructor(private readonly scope: RunScope) {}
 
   /** Takes one signal: an input waits for the next boundary; a cancel aborts the run at once. Never throws. */
   readonly receive = (signal: RunSignal): void => {
+    this.#seen ??= new Set();
     if (this.#seen.has(signal.id)) return;
     this.#seen.add(signal.id);
     if (signal.type === 'input') {

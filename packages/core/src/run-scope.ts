@@ -20,8 +20,9 @@ export class RunScope {
   cause: unknown;
   /** `performance.now()` value of the deadline, or `Infinity`. */
   readonly deadline: number;
-  // Pending races and sleeps: one listener on the run signal serves them all (a Set, not a listener each).
-  private readonly waiters = new Set<(reason: CancelReason) => void>();
+  // Pending races and sleeps: one listener on the run signal serves them all (a Set, not a listener each). Made
+  // on first use: a run that nothing can cancel never races.
+  private waiters: Set<(reason: CancelReason) => void> | undefined;
   private readonly callerSignal: AbortSignal | undefined;
   // Without a caller signal, a deadline or a signal channel nothing can cancel the run: `race` has nothing to
   // race against.
@@ -63,14 +64,15 @@ export class RunScope {
     }
     return new Promise<T>((resolve, reject) => {
       const onCancel = (reason: CancelReason) => reject(new Cancelled(reason));
-      this.waiters.add(onCancel);
+      const waiters = this.waiterSet();
+      waiters.add(onCancel);
       promise.then(
         (value) => {
-          this.waiters.delete(onCancel);
+          waiters.delete(onCancel);
           resolve(value);
         },
         (error: unknown) => {
-          this.waiters.delete(onCancel);
+          waiters.delete(onCancel);
           reject(error);
         },
       );
@@ -98,8 +100,14 @@ export class RunScope {
 
   /** Registers `onCancel` to run once when the run is cancelled; returns the function that unregisters it. */
   onCancel(onCancel: (reason: CancelReason) => void): () => void {
-    this.waiters.add(onCancel);
-    return () => this.waiters.delete(onCancel);
+    const waiters = this.waiterSet();
+    waiters.add(onCancel);
+    return () => waiters.delete(onCancel);
+  }
+
+  private waiterSet(): Set<(reason: CancelReason) => void> {
+    this.waiters ??= new Set();
+    return this.waiters;
   }
 
   /**
@@ -115,7 +123,7 @@ export class RunScope {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
-    this.waiters.clear();
+    this.waiters?.clear();
   }
 
   private cancel(reason: CancelReason, cause: unknown): void {
@@ -125,8 +133,8 @@ export class RunScope {
     this.timer = undefined;
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
     this.cause = cause;
-    const waiters = [...this.waiters];
-    this.waiters.clear();
+    const waiters = [...(this.waiters ?? [])];
+    this.waiters?.clear();
     for (const waiter of waiters) waiter(reason);
   }
 }
