@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { BridleError, type RunLease, type Store } from '@bridle/protocol';
 import { JournalError } from './journal';
+import { renewEvery } from './lease-renewals';
 import type { OwnershipOptions } from './types';
 
 /** Default lease of a journaled segment, in ms. */
@@ -55,7 +56,7 @@ export class RunOwnership {
   #lost: JournalError | undefined;
   /** `performance.now()` until which the lease certainly holds (renewed at least this recently). */
   #validUntil: number;
-  readonly #timer: NodeJS.Timeout;
+  readonly #stopRenewing: () => void;
 
   private constructor(
     readonly store: Store,
@@ -65,9 +66,7 @@ export class RunOwnership {
   ) {
     this.#lease = lease;
     this.#validUntil = takenAt + leaseMs;
-    this.#timer = setInterval(() => void this.#renew().catch(() => {}), Math.max(1, Math.floor(leaseMs / 3)));
-    // A lease never keeps a process alive on its own.
-    this.#timer.unref();
+    this.#stopRenewing = renewEvery(Math.max(1, Math.floor(leaseMs / 3)), this);
   }
 
   /**
@@ -144,6 +143,11 @@ export class RunOwnership {
     if (this.#lost) throw this.#lost;
   }
 
+  /** Renews the lease now (the renewal timer's call); a failure shows at the next `check()` or append. */
+  renewNow(): void {
+    this.#renew().catch(() => {});
+  }
+
   async #renew(): Promise<void> {
     if (this.#lost) return;
     const asked = performance.now();
@@ -160,7 +164,7 @@ export class RunOwnership {
 
   /** Stops renewing; with `release`, gives the lease up (errors ignored: it then expires by itself). */
   async end(release: boolean): Promise<void> {
-    clearInterval(this.#timer);
+    this.#stopRenewing();
     if (release && this.#lost === undefined) await this.store.releaseLease?.(this.#lease).catch(() => {});
   }
 }

@@ -111,6 +111,37 @@ describe('ownership', () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it('runs at once keep their leases through a wait longer than the lease (renewed), and give them up at the end', async () => {
+    const store = await memoryStore();
+    const waited = deferred<void>();
+    let waiting = 0;
+    const work = tool('work', async () => {
+      // Both runs wait here together, over two leases long.
+      if (++waiting === 2) setTimeout(() => waited.resolve(), 1500);
+      await waited.promise;
+      return 'ok';
+    });
+    const start = (runId: string) =>
+      runAgent({
+        model: scriptedModel([
+          { content: '', toolCalls: [call('c1', 'work')], finishReason: 'tool_calls' },
+          { content: 'done', finishReason: 'stop' },
+        ]),
+        tools: [work],
+        prompt: 'go',
+        store,
+        runId,
+        ownership: { leaseMs: 600 },
+      });
+    const runs = [start('first'), start('second')];
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    for (const runId of ['first', 'second']) {
+      expect(await store.acquireLease?.(runId, { owner: 'other', leaseMs: 1000 })).toMatchObject({ acquired: false });
+    }
+    expect((await Promise.all(runs)).map((result) => result.status)).toEqual(['completed', 'completed']);
+    expect(await store.acquireLease?.('first', { owner: 'other', leaseMs: 1000 })).toMatchObject({ acquired: true });
+  });
+
   it('resumeRun refuses a run whose lease another process holds, before any model call', async () => {
     const store = await memoryStore();
     const started = await runAgent({
