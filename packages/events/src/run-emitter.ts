@@ -83,7 +83,6 @@ export class RunEmitter {
   }
 
   #stamp(input: RunEventInput): RunEvent {
-    const now = performance.now();
     const sequence = this.#sequence;
     const timestamp = isoTimestamp(Date.now());
     // `type` and the stamp first keep JSON lines readable; the stamp is written again after the body so an
@@ -94,24 +93,25 @@ export class RunEmitter {
     event.timestamp = timestamp;
     this.#sequence = sequence + 1;
     switch (input.type) {
+      // Only these read the monotonic clock (a call costs as much as a small event's copy).
       case 'model_start':
         this.#modelStarts ??= new Map();
-        this.#modelStarts.set(input.step, now);
+        this.#modelStarts.set(input.step, performance.now());
         break;
       case 'model_end':
-        (event as { durationMs: number }).durationMs = elapsed(this.#modelStarts?.get(input.step), now);
+        (event as { durationMs: number }).durationMs = elapsed(this.#modelStarts?.get(input.step));
         this.#modelStarts?.delete(input.step);
         break;
       case 'tool_start':
         this.#toolStarts ??= new Map();
-        this.#toolStarts.set(input.callId, now);
+        this.#toolStarts.set(input.callId, performance.now());
         break;
       case 'tool_end':
-        (event as { durationMs: number }).durationMs = elapsed(this.#toolStarts?.get(input.callId), now);
+        (event as { durationMs: number }).durationMs = elapsed(this.#toolStarts?.get(input.callId));
         this.#toolStarts?.delete(input.callId);
         break;
       case 'run_end':
-        (event as { durationMs: number }).durationMs = roundMs(now - this.#startedAt);
+        (event as { durationMs: number }).durationMs = roundMs(performance.now() - this.#startedAt);
         this.#ended = true;
         this.#modelStarts = undefined;
         this.#toolStarts = undefined;
@@ -145,6 +145,6 @@ function roundMs(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }
 
-function elapsed(start: number | undefined, now: number): number {
-  return start === undefined ? 0 : roundMs(now - start);
+function elapsed(start: number | undefined): number {
+  return start === undefined ? 0 : roundMs(performance.now() - start);
 }
