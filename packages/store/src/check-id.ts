@@ -2,14 +2,20 @@ import { describeValue } from '@bridle/protocol';
 import { MAX_ID_CHARS } from './limits';
 import { StoreError } from './store-error';
 
+// A run's id is checked at each of its appends and lease calls: the last one found usable is remembered.
+// (Nothing passed in equals its first value.)
+let lastId: unknown = Symbol('no id yet');
+
 /** Throws `StoreError` (`invalid_input`) unless `id` is a usable run or session id; `what` names it in the message. */
 export function checkId(id: unknown, what: string): asserts id is string {
+  if (id === lastId) return;
   if (typeof id !== 'string' || id === '' || id.length > MAX_ID_CHARS || id.includes('\u0000')) {
     throw new StoreError(
       'invalid_input',
       `${what} must be a non-empty string of at most ${MAX_ID_CHARS} characters without NUL, got ${describeValue(id)}`,
     );
   }
+  lastId = id;
 }
 
 // Events of one run mostly share their millisecond: the last time checked is kept with its canonical form.

@@ -50,24 +50,28 @@ interface MemoryRun {
   started?: boolean;
 }
 
-const NOTHING_JOURNALED: JournaledEvents = { get: () => undefined };
+/**
+ * The journaled JSON of a journal's events (in sequence order) by sequence, found by binary search. One per
+ * store, pointed at the run appended to (an object per append cost measurably).
+ */
+const NO_ROWS: readonly MemoryRow[] = [];
 
-/** The journaled JSON of `journal`'s events (in sequence order) by sequence, found by binary search. */
-function journaled(journal: readonly MemoryRow[]): JournaledEvents {
-  return {
-    get(sequence) {
-      let low = 0;
-      let high = journal.length - 1;
-      while (low <= high) {
-        const middle = (low + high) >>> 1;
-        const row = journal[middle] as MemoryRow;
-        if (row.sequence === sequence) return jsonOf(row);
-        if (row.sequence < sequence) low = middle + 1;
-        else high = middle - 1;
-      }
-      return undefined;
-    },
-  };
+class Journaled implements JournaledEvents {
+  journal = NO_ROWS;
+
+  get(sequence: number): string | undefined {
+    const { journal } = this;
+    let low = 0;
+    let high = journal.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const row = journal[middle] as MemoryRow;
+      if (row.sequence === sequence) return jsonOf(row);
+      if (row.sequence < sequence) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
+  }
 }
 
 /** The index of the first row of `journal` (in sequence order) whose sequence is greater than `after`. */
@@ -99,6 +103,7 @@ export class MemoryStore implements Store {
   readonly #leases = new Map<string, MemoryLease>();
   readonly #sessions = new Map<string, PreparedSession>();
   readonly #signals = new SignalHub();
+  readonly #journaled = new Journaled();
   #closed = false;
 
   constructor(limits: StoreLimits, bounds: { maxRuns: number; maxSessions: number }) {
@@ -118,7 +123,8 @@ export class MemoryStore implements Store {
       if (token < latest) throw fencedError(runId, token, latest);
     }
     const run = this.#runs.get(runId);
-    const plan = planAppend(runId, prepared, run?.row, run ? journaled(run.journal) : NOTHING_JOURNALED);
+    this.#journaled.journal = run?.journal ?? NO_ROWS;
+    const plan = planAppend(runId, prepared, run?.row, this.#journaled);
     if (plan.row === undefined) return;
     const target: MemoryRun = run ?? { row: plan.row, journal: [] };
     for (const event of plan.insert as KeptEvent[]) {
