@@ -29,6 +29,7 @@ import type {
 /** Default cut of each tool result, in characters. */
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000;
 const MAX_TIMER_MS = 2_147_483_647;
+const AT_LEAST_ONE = { min: 1 } as const;
 
 /**
  * Every accepted key of {@link RunAgentOptions}. Tied to the type both ways: a key that is not an option,
@@ -309,29 +310,33 @@ export function resolveOptions(
   if (options.stream !== undefined && typeof options.stream !== 'boolean')
     invalidOption('stream', 'a boolean', options.stream);
   const timeoutMs = resolveTimeout('timeoutMs', options.timeoutMs);
+  const { prompt, messages } = resumed ? { prompt: undefined, messages: [] } : resolveMessages(options);
+  // Every field written in one literal, without a spread: one object shape, made at once (a spread in the
+  // middle of a literal this size builds it field by field, a measurable part of a one-step run).
   return {
     model: resolveModel(options.model),
     registry: resolveRegistry(options.tools),
     system: options.system,
-    ...(resumed ? { prompt: undefined, messages: [] } : resolveMessages(options)),
-    maxSteps: integerOption('maxSteps', options.maxSteps, 10, { min: 1 }),
+    prompt,
+    messages,
+    maxSteps: integerOption('maxSteps', options.maxSteps, 10, AT_LEAST_ONE),
     maxToolCalls: resolveMaxToolCalls(options.maxToolCalls),
     timeoutMs,
     signal: resolveSignal(options.signal),
     maxContextChars:
       context?.maxContextChars === undefined
         ? undefined
-        : integerOption('context.maxContextChars', context.maxContextChars, 0, { min: 1 }),
+        : integerOption('context.maxContextChars', context.maxContextChars, 0, AT_LEAST_ONE),
     maxToolResultChars: integerOption(
       'context.maxToolResultChars',
       context?.maxToolResultChars,
       DEFAULT_MAX_TOOL_RESULT_CHARS,
-      { min: 1 },
+      AT_LEAST_ONE,
     ),
     onEvent: resolveOnEvent(options.onEvent),
     onObserverError: functionOption('onObserverError', options.onObserverError),
     approve: functionOption('approve', options.approve),
-    toolConcurrency: integerOption('toolConcurrency', options.toolConcurrency, 4, { min: 1 }),
+    toolConcurrency: integerOption('toolConcurrency', options.toolConcurrency, 4, AT_LEAST_ONE),
     retry: resolveRetry(options.retry),
     output: options.output === undefined ? undefined : compileOutput(options.output),
     stream: options.stream ?? false,
