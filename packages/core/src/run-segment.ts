@@ -1,20 +1,19 @@
 import { type ApprovalDecidedBody, ConfigError, type RunStartBody } from '@bridle/protocol';
 import { errorMessage, redactCredentials } from '@bridle/protocol/internal';
 import { signDecisions } from './decision-signature';
-import { eventSink, isSilent } from './event-sink';
+import { eventSink } from './event-sink';
 import { Journal, JournalError } from './journal';
 import type { Ending, LoopState } from './loop-state';
 import type { ResolvedOptions } from './resolve-options';
 import { RunInbox } from './run-inbox';
-import type { RunLink } from './run-link';
 import { cancelled, runLoop } from './run-loop';
 import { RunOwnership } from './run-ownership';
 import { Cancelled, RunScope } from './run-scope';
 import { makeState } from './run-state';
 import { newSegmentId } from './segment-id';
+import { SegmentLink } from './segment-link';
 import { subAgentState } from './sub-agent-state';
 import type { AgentResult } from './types';
-import { addUsage } from './usage';
 
 /** How a segment opens: its `run_start` body, the first sequence number, and an ending already known. */
 export interface SegmentStart {
@@ -111,23 +110,7 @@ async function journaledSegment(
   const inbox = new RunInbox(scope);
   // Listening before run_start is journaled: once the store says the run is running, a signal reaches it.
   const stopListening = await inbox.listen(channels, state.runId);
-  const { budget } = options;
-  const link: RunLink = {
-    runId: state.runId,
-    observed: !isSilent(emitter),
-    forward: (event) => emitter.forward(event),
-    remainingMs: () => scope.remainingMs(),
-    remainingBudget: () =>
-      budget && {
-        maxTokens: budget.maxTokens - state.usage.inputTokens - state.usage.outputTokens,
-        maxCostUsd: budget.maxCostUsd - (state.usage.costUsd ?? 0),
-        ...(budget.gate === undefined ? {} : { gate: budget.gate }),
-      },
-    addUsage: (usage) => addUsage(state.usage, usage),
-    store: options.store,
-    decisionKey: options.decisionKey,
-    approve: options.approve,
-  };
+  const link = new SegmentLink(options, state, scope, emitter);
   let ending: Ending;
   try {
     if (journal) await journal.flush();
