@@ -80,6 +80,14 @@ export class Journal {
   };
 
   /**
+   * True when a flush would have nothing to do: nothing buffered, no append in flight or failed, and no lease
+   * to check. The loop then skips awaiting an empty flush (a turn of the microtask queue, each step).
+   */
+  get idle(): boolean {
+    return this.#buffer.length === 0 && !this.#busy && !this.ownership?.stale;
+  }
+
+  /**
    * Appends the buffered events; resolves once they and all earlier ones are durable. Rejects with
    * {@link JournalError}. With a lease, an empty flush still checks that the lease holds (without a round
    * trip while it was renewed recently), so a flush before a model or tool call is a fence too.
@@ -112,15 +120,17 @@ export class Journal {
       // A store that throws instead of rejecting fails the journal the same way.
       appended = Promise.reject(error);
     }
-    return Promise.resolve(appended).then(
-      () => {
-        this.#busy = false;
-      },
-      (error: unknown) => {
-        ownership?.noteFailure(error);
-        // `#busy` stays true: every later flush chains onto this rejection and fails with it.
-        throw JournalError.isInstance(error) ? error : new JournalError(this.runId, error);
-      },
-    );
+    return Promise.resolve(appended).then(this.#appended, this.#failed);
   }
+
+  // Made once per journal, not per append.
+  readonly #appended = (): void => {
+    this.#busy = false;
+  };
+
+  readonly #failed = (error: unknown): never => {
+    this.ownership?.noteFailure(error);
+    // `#busy` stays true: every later flush chains onto this rejection and fails with it.
+    throw JournalError.isInstance(error) ? error : new JournalError(this.runId, error);
+  };
 }

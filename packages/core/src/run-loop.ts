@@ -126,7 +126,7 @@ export async function runLoop(run: RunContext): Promise<Ending> {
 
     // Every tool result is durable before the next model call (usually already: each call's tool_end is
     // flushed; this catches results that ran no tool, such as a denied call; an empty flush writes nothing).
-    if (journal) await journal.flush();
+    if (journal && !journal.idle) await journal.flush();
     let reservation: { settle(actual: Usage): void | Promise<void> } | undefined;
     if (options.budget?.gate) {
       const answer = await reserveStep(run, options.budget.gate, step, system, messages);

@@ -41,6 +41,10 @@ export function ownerIsGone(owner: string): boolean {
   }
 }
 
+const ENDED: Promise<void> = Promise.resolve();
+
+function ignore(): void {}
+
 function fenced(runId: string, message: string): JournalError {
   return new JournalError(runId, new BridleError('store_fenced', message));
 }
@@ -162,9 +166,15 @@ export class RunOwnership {
     }
   }
 
-  /** Stops renewing; with `release`, gives the lease up (errors ignored: it then expires by itself). */
-  async end(release: boolean): Promise<void> {
+  /** Stops renewing; with `release`, gives the lease up (errors ignored: it then expires by itself). Never rejects. */
+  end(release: boolean): Promise<void> {
     this.#stopRenewing();
-    if (release && this.#lost === undefined) await this.store.releaseLease?.(this.#lease).catch(() => {});
+    if (!release || this.#lost !== undefined || typeof this.store.releaseLease !== 'function') return ENDED;
+    try {
+      return this.store.releaseLease(this.#lease).then(undefined, ignore);
+    } catch {
+      // A store that throws instead of rejecting: the lease expires by itself.
+      return ENDED;
+    }
   }
 }
