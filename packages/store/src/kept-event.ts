@@ -12,6 +12,8 @@ export class KeptEvent implements PreparedEvent {
   tenant?: string;
   status?: string;
   totals?: RunTotals;
+  /** A copied `run_start`: the text its run's title comes from (`promptOf`), read as the event is copied. */
+  prompt?: string;
   #json: string | undefined;
 
   constructor(

@@ -39,13 +39,6 @@ export function fieldOf(row: MemoryRow, key: string): unknown {
   return row instanceof TextRow ? (JSON.parse(row.json) as Record<string, unknown>)[key] : tapeField(row.tape, key);
 }
 
-/** The fields of a `run_start` row that its title comes from (`promptOf`), reading nothing else of a copy. */
-export function titleFieldsOf(row: MemoryRow): { prompt?: unknown; messages?: unknown } {
-  if (row instanceof TextRow) return eventOf(row) as { prompt?: unknown; messages?: unknown };
-  const prompt = tapeField(row.tape, 'prompt');
-  return typeof prompt === 'string' ? { prompt } : { messages: tapeField(row.tape, 'messages') };
-}
-
 /** The row's JSON text (made on each call for a copy: only a retried append compares it). */
 export function jsonOf(row: MemoryRow): string {
   return row instanceof TextRow ? row.json : JSON.stringify(readTape(row.tape));

@@ -26,7 +26,7 @@ import type { KeptEvent } from './kept-event';
 import { checkAcquire, checkClaim, checkRenew, checkToken, fencedError, leaseOf } from './lease-rules';
 import type { StoreLimits } from './limits';
 import { memoryOverview } from './memory-overview';
-import { journalRow, jsonOf, type MemoryRow, rowOf, TextRow, titleFieldsOf } from './memory-row';
+import { eventOf, journalRow, jsonOf, type MemoryRow, rowOf, TextRow } from './memory-row';
 import { type JournaledEvents, planAppend, type RunRow } from './plan-append';
 import { prepareEvents } from './prepare-events';
 import { decodeSession, type PreparedSession, prepareSession } from './prepare-session';
@@ -133,7 +133,7 @@ export class MemoryStore implements Store {
       target.journal.push(row);
       if (event.type === 'run_start' && target.started !== true) {
         target.started = true;
-        const prompt = promptOf(titleFieldsOf(row));
+        const prompt = row instanceof TextRow ? promptOf(eventOf(row) as { prompt?: unknown }) : event.prompt;
         if (prompt !== undefined) target.line = firstLine(prompt);
       }
     }

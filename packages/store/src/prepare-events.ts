@@ -3,6 +3,7 @@ import { checkId, checkTime } from './check-id';
 import { jsonCopy } from './json-copy';
 import { KeptEvent } from './kept-event';
 import { MAX_SEQUENCE, type StoreLimits } from './limits';
+import { promptOf } from './run-title';
 import { StoreError } from './store-error';
 
 /** An event checked and encoded for the journal. */
@@ -153,6 +154,8 @@ export function prepareEvents(runId: string, events: unknown, limits: StoreLimit
       entry.model = model;
       if (sessionId !== undefined) entry.sessionId = sessionId;
       if (tenant !== undefined) entry.tenant = tenant;
+      // A copied event is plain data: what its JSON says of the prompt, the event itself says.
+      if (entry instanceof KeptEvent && entry.kept !== undefined) entry.prompt = promptOf(event);
     } else if (type === 'run_end') {
       const { status } = event as { status?: unknown };
       if (typeof status !== 'string' || status === '') {

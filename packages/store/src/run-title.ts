@@ -17,7 +17,9 @@ export function promptOf(runStart: { prompt?: unknown; messages?: unknown }): st
 
 /** The first line of `text` after its leading blanks (spaces, tabs, line breaks): what `search` matches. */
 export function firstLine(text: string): string {
-  const start = text.replace(/^[ \t\n\r]+/, '');
+  // Most prompts start with their text: no regular expression then.
+  const first = text.charCodeAt(0);
+  const start = first === 32 || first === 9 || first === 10 || first === 13 ? text.replace(/^[ \t\n\r]+/, '') : text;
   const end = start.indexOf('\n');
   return end === -1 ? start : start.slice(0, end);
 }
