@@ -12,9 +12,9 @@ const END = Symbol('end');
 /**
  * JSON data written flat, in JSON's order: an object is `OBJECT, key, value, ..., END`, an array
  * `ARRAY, value, ..., END`, a string, number, boolean or null itself. One array holds a whole event: copying
- * into it pushes each value, where copying into new objects would add each field to an object of its own
- * (a shape change apiece, several times the cost), and the store keeps one object per event, not one per
- * object inside it. Never changed once written.
+ * into it pushes each value, where copying into new objects would add each field to an object of its own (a
+ * shape change apiece: measured, about a third more for core's events), and the store keeps one object per
+ * event, not one per object inside it. Never changed once written.
  */
 export type JsonTape = readonly unknown[];
 
