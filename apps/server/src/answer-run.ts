@@ -27,7 +27,8 @@ export interface ChatResponse {
 
 /** How the route starts (or continues) its run, given what the server wires in. */
 export type ExecuteRun = (wiring: {
-  runId: string;
+  /** The run's id when it is given (a resumed run); undefined for a new run (`runAgent` makes it). */
+  runId: string | undefined;
   store: Store;
   signal: AbortSignal;
   stream: boolean;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { BudgetOptions } from '@bridle/core';
 import type { EventObserver } from '@bridle/events';
 import type { Store } from '@bridle/protocol';
@@ -11,7 +10,11 @@ type Observer = EventObserver;
 
 /** What a journaled run of the server passes to `runAgent` / `resumeRun`. */
 export interface RunJournal {
-  readonly runId: string;
+  /**
+   * The run's id: the one given, or for a new run undefined until its `run_start` (core makes the id then:
+   * an id it makes is new, so it does not look it up in the store first, as it must for an id it is given).
+   */
+  readonly runId: string | undefined;
   readonly store: Store;
   /** The server's observers (`agent.onEvent`, the live feed of `GET /api/runs/:id/events`) and `extra`. */
   observers(extra?: Observer): Observer[];
@@ -25,16 +28,29 @@ export interface RunJournal {
 }
 
 /**
- * Journals a run of `caller`'s tenant in the server's store under `runId` (a new UUID by default) and makes it followable live
- * while it runs. The session a run belongs to is its `run_start`'s `sessionId` (the routes pass it to
- * `runAgent`; a resumed segment keeps its first segment's), and core gives every journaled segment its own
- * `segmentId`, so two servers resuming one paused run at once conflict in the store before either runs a call.
+ * Journals a run of `caller`'s tenant in the server's store under `runId` (by default a new run, whose id core
+ * makes) and makes it followable live while it runs. The session a run belongs to is its `run_start`'s
+ * `sessionId` (the routes pass it to `runAgent`; a resumed segment keeps its first segment's), and core gives
+ * every journaled segment its own `segmentId`, so two servers resuming one paused run at once conflict in the
+ * store before either runs a call.
  */
-export function runJournal(context: ServerContext, caller: Caller, runId: string = randomUUID()): RunJournal {
+export function runJournal(context: ServerContext, caller: Caller, runId?: string): RunJournal {
   const own = context.agent.onEvent;
-  const live = context.live.observer(runId, caller.tenant);
+  let id = runId;
+  let follow = id === undefined ? undefined : context.live.observer(id, caller.tenant);
+  // A new run's first own event is its run_start (a sub-agent's events carry its parentRunId): it names the run.
+  const live: Observer = (event) => {
+    if (follow === undefined) {
+      if (event.parentRunId !== undefined) return;
+      id = event.runId;
+      follow = context.live.observer(id, caller.tenant);
+    }
+    follow(event);
+  };
   return {
-    runId,
+    get runId() {
+      return id;
+    },
     // Its run_start events name the caller's tenant and key.
     store: stampedStore(context.store, caller),
     observers: (extra) => {
@@ -48,6 +64,8 @@ export function runJournal(context: ServerContext, caller: Caller, runId: string
       context.auth.named
         ? { ...base, gate: tenantGate(context.ledger, caller, context.auth.quotasOf(caller.tenant)) }
         : base,
-    close: () => context.live.settle(runId),
+    close: () => {
+      if (id !== undefined) context.live.settle(id);
+    },
   };
 }

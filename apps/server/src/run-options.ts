@@ -53,7 +53,8 @@ export interface RouteRun {
   signal: AbortSignal;
   stream: boolean;
   store: Store;
-  runId: string;
+  /** Undefined for a new run: `runAgent` makes its id (and need not look it up in the store). */
+  runId: string | undefined;
   /** Every observer of the run (the journal's `observers()` include `agent.onEvent`). */
   onEvent: EventObserver[];
   /** The run's approval hook: the routes choose (the chat routes let the server's `agent.approve` win). */

@@ -176,7 +176,7 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
           runId: id,
           saveSession: stored !== undefined,
           ...(stored?.skill === undefined ? {} : { skill: stored.skill }),
-          execute: async ({ runId, store, signal, stream, onEvent, budget }) => {
+          execute: async ({ store, signal, stream, onEvent, budget }) => {
             try {
               return await resumeRun({
                 approve: () => 'ask',
@@ -188,7 +188,7 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
                 signal,
                 stream,
                 store,
-                runId,
+                runId: id,
                 approvals: authored(request.body.approvals, request),
                 onEvent,
                 ...(budget === undefined ? {} : { budget }),
