@@ -86,6 +86,11 @@ export async function openSqliteStore(file: string, options: SqliteStoreOptions)
       );
     }
     db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    // A checkpoint copies the log into the file (and syncs both) in the commit that passes this many pages,
+    // on the event loop. At SQLite's default of 1000 it took 10% of a journaling server's CPU (perf, /api/chat
+    // under load); at 4000 (a log of up to 16 MiB) 6.5%: a page written again before the next checkpoint is
+    // copied once. Durability is unchanged (the log is the durable copy).
+    db.pragma('wal_autocheckpoint = 4000');
     migrate(db, file);
     return new SqliteStore(db, file, options);
   } catch (error) {
