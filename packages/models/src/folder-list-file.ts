@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ConfigError } from '@bridle/protocol';
-import { describeValue } from '@bridle/protocol';
+import { type ConfigError, describeValue } from '@bridle/protocol';
 
 /**
  * Reads a `{ version: 1, folders: { <folder>: <entry> } }` file of the user's config folder (`trusted.json`,

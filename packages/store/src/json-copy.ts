@@ -164,6 +164,11 @@ export function readTape(from: JsonTape): unknown {
   }
 }
 
+/** The JSON text of a tape's value (what `JSON.stringify` of the copied value wrote). */
+export function tapeJson(from: JsonTape): string {
+  return JSON.stringify(readTape(from));
+}
+
 /** The index just past the value that starts at `index`. */
 function skip(from: JsonTape, index: number): number {
   let depth = 0;

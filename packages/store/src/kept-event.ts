@@ -1,4 +1,4 @@
-import { type JsonTape, readTape } from './json-copy';
+import { type JsonTape, tapeJson } from './json-copy';
 import type { PreparedEvent, RunTotals } from './prepare-events';
 
 /**
@@ -31,7 +31,7 @@ export class KeptEvent implements PreparedEvent {
 
   /** The event's JSON text. */
   get json(): string {
-    this.#json ??= JSON.stringify(readTape(this.kept as JsonTape));
+    this.#json ??= tapeJson(this.kept as JsonTape);
     return this.#json;
   }
 }

@@ -79,16 +79,10 @@ export function memoryOverview(
   const tools = new Map<string, { name: string; calls: number; errors: number; totalMs: number; maxMs: number }>();
   for (const { journal } of inWindow) {
     for (const row of journal) {
-      const event = (
-        row instanceof TapeRow
-          ? row.type === 'tool_end'
-            ? eventOf(row)
-            : undefined
-          : row.json.includes('"tool_end"')
-            ? eventOf(row)
-            : undefined
-      ) as { type?: string; name?: string; durationMs?: number; isError?: unknown } | undefined;
-      if (event?.type !== 'tool_end' || typeof event.name !== 'string') continue;
+      // Only tool_end rows are read: a copy knows its type, text is searched for it first.
+      if (row instanceof TapeRow ? row.type !== 'tool_end' : !row.json.includes('"tool_end"')) continue;
+      const event = eventOf(row) as { type?: string; name?: string; durationMs?: number; isError?: unknown };
+      if (event.type !== 'tool_end' || typeof event.name !== 'string') continue;
       const entry = tools.get(event.name) ?? { name: event.name, calls: 0, errors: 0, totalMs: 0, maxMs: 0 };
       const ms = typeof event.durationMs === 'number' ? event.durationMs : 0;
       entry.calls += 1;

@@ -1,5 +1,5 @@
 import type { JournalRow } from './decode-run';
-import { type JsonTape, readTape, tapeField } from './json-copy';
+import { type JsonTape, readTape, tapeField, tapeJson } from './json-copy';
 import type { KeptEvent } from './kept-event';
 
 /** A journal row of `memory:` kept as text: an event that only JSON could copy, or one a test damaged. */
@@ -41,7 +41,7 @@ export function fieldOf(row: MemoryRow, key: string): unknown {
 
 /** The row's JSON text (made on each call for a copy: only a retried append compares it). */
 export function jsonOf(row: MemoryRow): string {
-  return row instanceof TextRow ? row.json : JSON.stringify(readTape(row.tape));
+  return row instanceof TextRow ? row.json : tapeJson(row.tape);
 }
 
 /** The row as `decodeRun` reads it: a fresh copy of the event, or its text. */
@@ -50,7 +50,7 @@ export function journalRow(row: MemoryRow): JournalRow {
   return {
     sequence: row.sequence,
     get json() {
-      return JSON.stringify(readTape(row.tape));
+      return tapeJson(row.tape);
     },
     value: () => readTape(row.tape),
   };

@@ -50,12 +50,12 @@ interface MemoryRun {
   started?: boolean;
 }
 
+const NO_ROWS: readonly MemoryRow[] = [];
+
 /**
  * The journaled JSON of a journal's events (in sequence order) by sequence, found by binary search. One per
  * store, pointed at the run appended to (an object per append cost measurably).
  */
-const NO_ROWS: readonly MemoryRow[] = [];
-
 class Journaled implements JournaledEvents {
   journal = NO_ROWS;
 
@@ -89,7 +89,8 @@ function firstAfter(journal: readonly MemoryRow[], after: number): number {
 /**
  * A store in this process's memory (`memory:`): for tests and throwaway runs. It keeps each event as what its
  * JSON says (a copy, see `jsonCopy`, or its JSON text) and sessions as JSON text, so it behaves like the
- * database stores (later changes to an appended object do not reach it, and what is read back is a fresh copy). Each `openStore('memory:')` is a new, empty store.
+ * database stores (later changes to an appended object do not reach it, and what is read back is a fresh
+ * copy). Each `openStore('memory:')` is a new, empty store.
  * It holds at most `maxRuns` journals: a new run beyond that evicts the run appended to least recently that
  * is not `running` (a long-lived server on `memory:` does not grow without end). Running runs are never
  * evicted, so the count passes `maxRuns` only while that many runs are running at once. Likewise it holds

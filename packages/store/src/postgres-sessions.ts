@@ -3,7 +3,7 @@ import { checkId } from './check-id';
 import { checkQuery } from './check-query';
 import type { StoreLimits } from './limits';
 import type { statements } from './postgres-statements';
-import { decodeSession, prepareSession } from './prepare-session';
+import { decodeSession, prepareSession, sessionRow } from './prepare-session';
 import { SESSION_COLUMNS, type SessionRecord, tenantCondition, toSessionSummary } from './run-record';
 
 /** Runs one statement on the store's pool and gives its rows (errors already made `StoreError`s). */
@@ -29,15 +29,7 @@ export async function savePostgresSession(
   session: StoredSession,
   limits: StoreLimits,
 ): Promise<void> {
-  const prepared = prepareSession(session, limits);
-  await query(sql.saveSession, [
-    prepared.id,
-    prepared.json,
-    prepared.messageCount,
-    prepared.createdAt,
-    prepared.updatedAt,
-    prepared.tenant ?? null,
-  ]);
+  await query(sql.saveSession, sessionRow(prepareSession(session, limits)));
 }
 
 export async function deletePostgresSession(

@@ -68,6 +68,21 @@ export function prepareSession(session: unknown, limits: StoreLimits): PreparedS
     : { id, json, messageCount: messages.length, createdAt, updatedAt, tenant };
 }
 
+/**
+ * The values of a session's row, in the column order of both SQL stores' `saveSession` statement:
+ * `(id, data, message_count, created_at, updated_at, tenant)`.
+ */
+export function sessionRow(prepared: PreparedSession): [string, string, number, string, string, string | null] {
+  return [
+    prepared.id,
+    prepared.json,
+    prepared.messageCount,
+    prepared.createdAt,
+    prepared.updatedAt,
+    prepared.tenant ?? null,
+  ];
+}
+
 /** Parses a stored session; throws `StoreError` (`corrupt`) naming the session when it cannot be read. */
 export function decodeSession(id: string, json: string): StoredSession {
   let value: unknown;

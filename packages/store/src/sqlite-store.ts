@@ -30,7 +30,7 @@ import { checkAcquire, checkClaim, checkRenew, checkToken, fencedError, leaseOf 
 import type { StoreLimits } from './limits';
 import { planAppend, startsOrEnds } from './plan-append';
 import { type PreparedEvent, prepareEvents } from './prepare-events';
-import { decodeSession, prepareSession } from './prepare-session';
+import { decodeSession, prepareSession, sessionRow } from './prepare-session';
 import {
   type RunRecord,
   SESSION_COLUMNS,
@@ -303,17 +303,8 @@ class SqliteStore implements Store {
 
   async saveSession(session: StoredSession): Promise<void> {
     this.#open('saveSession');
-    const prepared = prepareSession(session, this.#options.limits);
-    await this.#writes.write(() =>
-      this.#statements.saveSession.run(
-        prepared.id,
-        prepared.json,
-        prepared.messageCount,
-        prepared.createdAt,
-        prepared.updatedAt,
-        prepared.tenant ?? null,
-      ),
-    );
+    const row = sessionRow(prepareSession(session, this.#options.limits));
+    await this.#writes.write(() => this.#statements.saveSession.run(...row));
   }
 
   async deleteSession(id: string): Promise<boolean> {

@@ -2,15 +2,14 @@ import type { Store } from '@bridle/protocol';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/index';
-import { POSTGRES_MIGRATIONS } from '../src/postgres-migrations';
 import { eventsOf, stepEvents, timeAt } from './events';
 import {
   admin,
   dropSchemas,
-  newSchema,
   openInNewSchema,
   POSTGRES_URL,
   postgresProblem,
+  schemaAtVersion,
   schemaFor,
 } from './postgres-target';
 
@@ -34,15 +33,20 @@ async function rowVersion(schema: string, runId: string): Promise<string | undef
   return rows[0]?.version;
 }
 
+/** A store in a new schema whose run `r1` owner `alpha` leased and started (its `run_start` journaled, fenced). */
+async function startedRun(): Promise<{ store: Store; schema: string; token: number }> {
+  const store = await openInNewSchema();
+  stores.push(store);
+  const taken = await store.acquireLease?.('r1', { owner: 'alpha', leaseMs: 60_000 });
+  const token = taken?.acquired ? taken.lease.token : 0;
+  await store.appendEvents('r1', [eventsOf('r1').start(0)], { fencingToken: token });
+  return { store, schema: schemaFor(store), token };
+}
+
 suite('postgres: appends in a segment', () => {
   it("an append that neither starts nor ends a segment writes its events only: the run's row keeps its version", async () => {
-    const store = await openInNewSchema();
-    stores.push(store);
-    const schema = schemaFor(store);
-    const taken = await store.acquireLease?.('r1', { owner: 'alpha', leaseMs: 60_000 });
-    const token = taken?.acquired ? taken.lease.token : 0;
+    const { store, schema, token } = await startedRun();
     const e = eventsOf('r1');
-    await store.appendEvents('r1', [e.start(0)], { fencingToken: token });
     const started = await rowVersion(schema, 'r1');
     for (let step = 1; step <= 3; step++) {
       await store.appendEvents('r1', stepEvents('r1', step, step * 4 - 3), { fencingToken: token });
@@ -69,12 +73,7 @@ suite('postgres: appends in a segment', () => {
   });
 
   it('a lease taken while an append waits for the run is a fence: the append writes nothing', async () => {
-    const store = await openInNewSchema();
-    stores.push(store);
-    const schema = schemaFor(store);
-    const taken = await store.acquireLease?.('r1', { owner: 'alpha', leaseMs: 60_000 });
-    const token = taken?.acquired ? taken.lease.token : 0;
-    await store.appendEvents('r1', [eventsOf('r1').start(0)], { fencingToken: token });
+    const { store, schema, token } = await startedRun();
     // Another process takes the run over in a transaction that has not committed yet.
     const thief = new pg.Client({ connectionString: POSTGRES_URL, application_name: 'bridle-test-thief' });
     await thief.connect();
@@ -133,17 +132,7 @@ suite('postgres: appends in a segment', () => {
 
 suite('postgres: schema version 5', () => {
   it('upgrades a version 4 schema in place: a running run keeps its place in listRuns and goes on insert-only', async () => {
-    const schema = newSchema();
-    await admin(`CREATE SCHEMA "${schema}"`);
-    await admin(
-      `CREATE TABLE "${schema}".bridle_schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`,
-    );
-    for (const migration of POSTGRES_MIGRATIONS.slice(0, 4)) {
-      for (const statement of migration.statements) await admin(statement.replaceAll('{schema}', `"${schema}"`));
-      await admin(`INSERT INTO "${schema}".bridle_schema_version VALUES ($1, '2026-12-01T00:00:00.000Z')`, [
-        migration.version,
-      ]);
-    }
+    const schema = await schemaAtVersion(4, '2026-12-01T00:00:00.000Z');
     // As version 4 left them: 'busy' running (its row moved with every append), 'done' completed after it.
     const busy = eventsOf('busy');
     const done = eventsOf('done', Date.UTC(2025, 0, 31, 12, 0, 0) + 5000);

@@ -1,6 +1,7 @@
 import type { Store } from '@bridle/protocol';
 import pg from 'pg';
 import { type OpenStoreOptions, openStore } from '../src/index';
+import { POSTGRES_MIGRATIONS } from '../src/postgres-migrations';
 
 /** The test database: `BRIDLE_TEST_POSTGRES_URL`, default the machine's service (user postgres, db test). */
 export const POSTGRES_URL = process.env.BRIDLE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -63,6 +64,21 @@ export async function admin<T extends object = Record<string, unknown>>(
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A new schema as an earlier release left it: its migrations up to `version` applied by hand (no store opened),
+ * each recorded as applied at `appliedAt`. Dropped by `dropSchemas()`.
+ */
+export async function schemaAtVersion(version: number, appliedAt: string): Promise<string> {
+  const schema = newSchema();
+  await admin(`CREATE SCHEMA "${schema}"`);
+  await admin(`CREATE TABLE "${schema}".bridle_schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
+  for (const migration of POSTGRES_MIGRATIONS.slice(0, version)) {
+    for (const statement of migration.statements) await admin(statement.replaceAll('{schema}', `"${schema}"`));
+    await admin(`INSERT INTO "${schema}".bridle_schema_version VALUES ($1, $2)`, [migration.version, appliedAt]);
+  }
+  return schema;
 }
 
 /** Drops every schema this module made. */

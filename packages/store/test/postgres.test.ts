@@ -3,7 +3,6 @@ import type { Store } from '@bridle/protocol';
 import { ConfigError } from '@bridle/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, StoreError } from '../src/index';
-import { POSTGRES_MIGRATIONS } from '../src/postgres-migrations';
 import { startChild } from './child';
 import { eventsOf, stepEvents } from './events';
 import {
@@ -14,6 +13,7 @@ import {
   POSTGRES_URL,
   postgresProblem,
   reopenSchema,
+  schemaAtVersion,
   schemaFor,
 } from './postgres-target';
 import { storeConformance } from './store-conformance';
@@ -137,17 +137,7 @@ suite('postgres: opening', () => {
   });
 
   it('upgrades a second-release (version 2) schema in place: its running run takes a lease and fences', async () => {
-    const schema = newSchema();
-    await admin(`CREATE SCHEMA "${schema}"`);
-    await admin(
-      `CREATE TABLE "${schema}".bridle_schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`,
-    );
-    for (const migration of POSTGRES_MIGRATIONS.slice(0, 2)) {
-      for (const statement of migration.statements) await admin(statement.replaceAll('{schema}', `"${schema}"`));
-      await admin(`INSERT INTO "${schema}".bridle_schema_version VALUES ($1, '2026-11-01T00:00:00.000Z')`, [
-        migration.version,
-      ]);
-    }
+    const schema = await schemaAtVersion(2, '2026-11-01T00:00:00.000Z');
     await admin(`INSERT INTO "${schema}".bridle_runs VALUES ('old', 'running', 'test:model', NULL, $1, $1, 0, NULL)`, [
       eventsOf('old').start(0).timestamp,
     ]);
