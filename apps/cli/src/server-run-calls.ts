@@ -41,25 +41,28 @@ export async function readServerRun(api: ServerApi, runId: string, signal: Abort
 }
 
 /**
- * `POST /api/runs/:id/approvals` with each decision bound to its call's digest. Resolves once the server answered:
- * a server without a queue answers when the resumed segment ends (it runs it for this request), one with a queue as
- * soon as a worker took it. Throws {@link ServerRefusal} (409 when the call is no longer pending: decided elsewhere).
+ * `POST /api/runs/:id/approvals` with each decision bound to its call's digest, asking the server to run the resumed
+ * segment on its own (`Prefer: respond-async`): resolves with true when it did (202, as soon as the segment is
+ * under way: closing this process no longer stops it), false when it answered once the segment ended (a server
+ * from before that preference). Throws {@link ServerRefusal} (409 when the call is no longer pending: decided
+ * elsewhere).
  */
 export async function postDecisions(
   api: ServerApi,
   runId: string,
   decisions: readonly { call: PendingCall; approved: boolean }[],
-): Promise<void> {
+): Promise<boolean> {
   const approvals: Record<string, { approved: boolean; digest?: string }> = {};
   for (const { call, approved } of decisions)
     approvals[call.callId] = call.digest === undefined ? { approved } : { approved, digest: call.digest };
   const response = await fetch(api.url(`runs/${encodeURIComponent(runId)}/approvals`), {
     method: 'POST',
-    headers: api.headers({ 'content-type': 'application/json', accept: 'application/json' }),
+    headers: api.headers({ 'content-type': 'application/json', accept: 'application/json', prefer: 'respond-async' }),
     body: JSON.stringify({ approvals }),
   });
   if (!response.ok) throw await refusal(response);
   await response.arrayBuffer();
+  return response.status === 202;
 }
 
 /** `POST /api/runs/:id/input` `{ content }`; throws {@link ServerRefusal} (409 `run_ended` for an ended run). */

@@ -114,20 +114,7 @@ export async function answerRun(
       budget: journal.budget(context.agent.budget),
     });
     const paused = result.status === 'awaiting_approval';
-    if (options.saveSession !== false) {
-      // Built field by field (no spreads): this runs on every request.
-      const saved: Session = {
-        id: session.id,
-        messages: result.messages,
-        createdAt: session.createdAt,
-        updatedAt: Date.now(),
-      };
-      const skill = options.skill ?? session.skill;
-      if (skill !== undefined) saved.skill = skill;
-      if (paused) saved.pendingRunId = result.runId;
-      if (session.tenant !== undefined) saved.tenant = session.tenant;
-      await context.sessions.set(saved);
-    }
+    await saveRunSession(context, options, result);
     request.log.info({ runId: result.runId, status: result.status, steps: result.steps }, 'run ended');
     if (events?.sse) {
       events.sse.end();
@@ -158,4 +145,29 @@ export async function answerRun(
     context.busySessions.delete(session.id);
     slot.release();
   }
+}
+
+/**
+ * Saves the session's transcript after a run segment (unless `saveSession` is false: a deleted session stays
+ * deleted), with the paused run's id when it waits for approval.
+ */
+export async function saveRunSession(
+  context: ServerContext,
+  options: { session: Session; skill?: string; saveSession?: boolean },
+  result: AgentResult,
+): Promise<void> {
+  if (options.saveSession === false) return;
+  const { session } = options;
+  // Built field by field (no spreads): this runs on every request.
+  const saved: Session = {
+    id: session.id,
+    messages: result.messages,
+    createdAt: session.createdAt,
+    updatedAt: Date.now(),
+  };
+  const skill = options.skill ?? session.skill;
+  if (skill !== undefined) saved.skill = skill;
+  if (result.status === 'awaiting_approval') saved.pendingRunId = result.runId;
+  if (session.tenant !== undefined) saved.tenant = session.tenant;
+  await context.sessions.set(saved);
 }

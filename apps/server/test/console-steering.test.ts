@@ -1,11 +1,12 @@
 // The run console in chromium (issue 32): who steered a run and who cancelled it, and when, with the
 // steering message shown as a user message; who decided each approval and when.
 import { openStore } from '@bridle/store';
+import { scriptedModel } from '@bridle/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectorRoot } from '../src/routes/web-routes';
 import { seriousViolations } from './console-browser';
 import { noteModel, noteTool } from './durable-helpers';
-import { gatedModel, postJson, startTestServer } from './helpers';
+import { deferred, gatedModel, postJson, startTestServer } from './helpers';
 import { browserUnavailable, type InspectorBrowser, openBrowser, outsideRequests } from './inspector-browser';
 
 const skip = browserUnavailable(inspectorRoot() !== undefined) !== undefined;
@@ -168,5 +169,39 @@ describe.skipIf(skip)('run console: steering, cancel and decisions', { timeout: 
     expect(notes.written).toEqual(['one']);
     expect(browser.consoleErrors).toEqual([]);
     expect(outsideRequests(browser.requests)).toEqual([]);
+  });
+
+  it('Approve answers at once and the page follows the resumed run live; leaving the page does not stop it', async () => {
+    const notes = noteTool();
+    const answer = deferred();
+    const model = scriptedModel(
+      [
+        { content: '', toolCalls: [{ id: 'call-plum', name: 'write_note', arguments: { text: 'plum' } }] },
+        async () => {
+          await answer.promise;
+          return { content: 'noted plum' };
+        },
+      ],
+      { stream: true },
+    );
+    const server = await startTestServer({ model, tools: [notes.tool] });
+    const paused = await postJson(`${server.url}/api/chat`, { prompt: 'note plum' });
+    expect(paused.body.status).toBe('awaiting_approval');
+    browser = await openBrowser();
+    const { page } = browser;
+    await page.goto(`${server.url}/#/runs/${paused.body.runId}`);
+    await page.locator('.approval[data-call-id="call-plum"] button.approve').click();
+    // The model's answer is still held back: the notice and the live run show while the run goes on.
+    await page.locator('.notice', { hasText: 'Approved write_note: the run resumes.' }).waitFor(WAIT);
+    await page.locator('.run h2 .live').waitFor(WAIT);
+    expect(notes.written).toEqual(['plum']);
+    await page.goto('about:blank');
+    answer.resolve();
+    await expect
+      .poll(async () => (await eventsOf(server.url, paused.body.runId)).at(-1)?.type, { timeout: 20_000 })
+      .toBe('run_end');
+    const run = (await (await fetch(`${server.url}/api/runs/${paused.body.runId}`)).json()) as { status: string };
+    expect(run.status).toBe('completed');
+    expect(browser.consoleErrors).toEqual([]);
   });
 });

@@ -204,6 +204,36 @@ suite('queued runs: a server, two worker processes, Redis and Postgres', { timeo
     expect(next.body.answer).toMatch(/ heard 2: next$/);
   });
 
+  it('with Prefer: respond-async, a decision answers 202 once enqueued, and a worker resumes the run', async () => {
+    const server = await startTestServer(queued());
+    const paused = await postJson(`${server.url}/api/chat`, { prompt: 'clean up', skill: 'guarded' });
+    expect(paused.body.status).toBe('awaiting_approval');
+    const { runId, sessionId } = paused.body;
+    const accepted = await postJson(
+      `${server.url}/api/runs/${runId}/approvals`,
+      { approvals: { w1: true } },
+      { prefer: 'respond-async' },
+    );
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get('preference-applied')).toBe('respond-async');
+    expect(accepted.body).toEqual({ runId, sessionId, status: 'running' });
+    await expect
+      .poll(async () => (await json(await fetch(`${server.url}/api/runs/${runId}`))).status, { timeout: 20_000 })
+      .toBe('completed');
+    const run = await json(await fetch(`${server.url}/api/runs/${runId}`));
+    expect(run.events.at(-1).answer).toMatch(/ wiped: done$/);
+    // The server followed the job to its end for the session: it takes prompts again.
+    await expect
+      .poll(
+        async () =>
+          (await postJson(`${server.url}/api/chat`, { prompt: 'next', sessionId, skill: 'assistant' })).status,
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe(200);
+  });
+
   it('two servers deciding one paused run differently at once: one resumes it, the other answers 409', async () => {
     const first = await startTestServer(queued());
     const second = await startTestServer(queued());

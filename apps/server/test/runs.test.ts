@@ -2,7 +2,7 @@ import { openStore } from '@bridle/store';
 import { scriptedModel } from '@bridle/testing';
 import { describe, expect, it } from 'vitest';
 import { noteModel, noteTool, tempStoreUrl } from './durable-helpers';
-import { gatedModel, json, postJson, readSseFrames, startTestServer } from './helpers';
+import { deferred, gatedModel, json, postJson, readSseFrames, startTestServer } from './helpers';
 
 describe('BRIDLE_STORE: runs and sessions survive a restart', () => {
   it('a new server on the same SQLite file lists the sessions and runs of the old one and continues them', async () => {
@@ -229,6 +229,72 @@ describe('approvals: a run that pauses for a person', () => {
     const frames = await readSseFrames(response);
     expect(frames.map((frame) => frame.event)).toContain('tool_end');
     expect(frames.at(-1)).toMatchObject({ event: 'run_end', data: { status: 'completed', answer: 'done: wrote tea' } });
+  });
+
+  it('with Prefer: respond-async, answers 202 once the resumed segment is journaled; it runs on without the request', async () => {
+    const notes = noteTool();
+    const answerGate = deferred();
+    const model = scriptedModel([
+      { content: '', toolCalls: [{ id: 'call-fig', name: 'write_note', arguments: { text: 'fig' } }] },
+      async () => {
+        await answerGate.promise;
+        return { content: 'noted fig' };
+      },
+    ]);
+    const server = await startTestServer({ model, tools: [notes.tool] });
+    const chat = await postJson(`${server.url}/api/chat`, { prompt: 'note fig' });
+    expect(chat.body.status).toBe('awaiting_approval');
+    const url = `${server.url}/api/runs/${chat.body.runId}/approvals`;
+    const accepted = await postJson(url, { approvals: { 'call-fig': true } }, { prefer: 'respond-async' });
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get('preference-applied')).toBe('respond-async');
+    expect(accepted.body).toEqual({ runId: chat.body.runId, sessionId: chat.body.sessionId, status: 'running' });
+    // The request has ended; the run has not: it reads as running, and another decision is refused meanwhile.
+    expect((await json(await fetch(`${server.url}/api/runs/${chat.body.runId}`))).status).toBe('running');
+    const meanwhile = await postJson(url, { approvals: { 'call-fig': true } }, { prefer: 'respond-async' });
+    expect(meanwhile.status).toBe(409);
+    expect(meanwhile.body.error.code).toBe('run_busy');
+    answerGate.resolve();
+    await expect
+      .poll(async () => (await json(await fetch(`${server.url}/api/runs/${chat.body.runId}`))).status, {
+        timeout: 10_000,
+      })
+      .toBe('completed');
+    expect(notes.written).toEqual(['fig']);
+    // The session is saved as a waited-for segment saves it, and takes prompts again.
+    await expect
+      .poll(
+        async () => (await json(await fetch(`${server.url}/api/sessions/${chat.body.sessionId}`))).messages.at(-1),
+        {
+          timeout: 10_000,
+        },
+      )
+      .toEqual({ role: 'assistant', content: 'noted fig' });
+    const session = await json(await fetch(`${server.url}/api/sessions/${chat.body.sessionId}`));
+    expect(session.pendingRunId).toBeUndefined();
+    const next = await postJson(`${server.url}/api/chat`, { prompt: 'thanks', sessionId: chat.body.sessionId });
+    expect(next.status).toBe(200);
+  });
+
+  it('with Prefer: respond-async, a decision that cannot apply is still a 409 and leaves the run decidable', async () => {
+    const notes = noteTool();
+    const server = await startTestServer({ model: noteModel(), tools: [notes.tool] });
+    const chat = await postJson(`${server.url}/api/chat`, { prompt: 'note kiwi' });
+    const url = `${server.url}/api/runs/${chat.body.runId}/approvals`;
+    const prefer = { prefer: 'wait=5, respond-async' };
+    const stale = await postJson(url, { approvals: { 'call-kiwi': { approved: true, digest: 'sha256:0' } } }, prefer);
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.code).toBe('approval_not_pending');
+    expect(notes.written).toEqual([]);
+    // The refusal released the run: a decision on the pending call resumes it.
+    const accepted = await postJson(url, { approvals: { 'call-kiwi': true } }, prefer);
+    expect(accepted.status).toBe(202);
+    await expect
+      .poll(async () => (await json(await fetch(`${server.url}/api/runs/${chat.body.runId}`))).status, {
+        timeout: 10_000,
+      })
+      .toBe('completed');
+    expect(notes.written).toEqual(['kiwi']);
   });
 
   it('refuses, with a 409 naming the call, a call that is not pending and a run that is not waiting', async () => {

@@ -63,9 +63,15 @@ export async function attachAction(context: CommandContext, runId: string, flags
 
   const controller = new AbortController();
   let detached = false;
-  // A decision this process sent: a server without a queue runs the resumed segment for that request, so closing
-  // it (detaching) would stop the run. The first Ctrl-C then only says so; a second one detaches anyway.
+  // A decision this process sent and the server has not answered yet. A server from before `Prefer: respond-async`
+  // (it answers once the resumed segment ends) runs that segment for the request, so closing it (detaching) would
+  // stop the run: the first Ctrl-C then only says so, a second one detaches anyway. A current server answers 202 as
+  // soon as the segment is under way.
   let decisionOpen = false;
+  // The calls decided from here (by digest, else id): while the run still shows them pending (a queued decision
+  // waiting for a worker), they are not asked again.
+  const decided = new Set<string>();
+  const decidedKey = (call: PendingCall) => call.digest ?? call.callId;
   let warned = false;
   const detach = () => {
     if (decisionOpen && !warned) {
@@ -146,6 +152,10 @@ export async function attachAction(context: CommandContext, runId: string, flags
       }
       const run = await readServerRun(api, runId, controller.signal).catch(() => undefined);
       const pending = run?.status === 'awaiting_approval' ? (run.pendingApprovals ?? []) : [];
+      if (pending.length > 0 && pending.every((call) => decided.has(decidedKey(call)))) {
+        await sleep(RECONNECT_MS);
+        continue;
+      }
       if (!questions || pending.length === 0) {
         if (!toldPaused && pending.length > 0)
           note(
@@ -168,8 +178,12 @@ export async function attachAction(context: CommandContext, runId: string, flags
       if (detached) break;
       decisionOpen = true;
       warned = false;
+      const keys = decisions.map(({ call }) => decidedKey(call));
+      for (const key of keys) decided.add(key);
       postDecisions(api, runId, decisions)
         .catch((error: unknown) => {
+          // Not taken here: if the calls are still pending, they are asked again.
+          for (const key of keys) decided.delete(key);
           // Decided elsewhere first (409): the run goes on with that decision, and this command follows it.
           if (error instanceof ServerRefusal && error.status === 409)
             note(style.yellow(`bridle: ${displayText(error.message)}`));
@@ -178,7 +192,7 @@ export async function attachAction(context: CommandContext, runId: string, flags
         .finally(() => {
           decisionOpen = false;
         });
-      // Follow the resumed segment as it runs (the answer to the decision comes only when it ends).
+      // Follow the resumed segment as it runs.
       await sleep(RECONNECT_MS);
     }
     live?.stop();

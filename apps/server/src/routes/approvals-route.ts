@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { type ApprovalDecision, JournalError, resumeRun } from '@bridle/core';
 import { ConfigError } from '@bridle/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { answerDetachedRun, prefersAsync } from '../answer-detached-run';
 import { answerQueuedRun } from '../answer-queued-run';
 import { answerRun } from '../answer-run';
+import { wantsEventStream } from '../chat-event-stream';
 import { pendingCalls, runParent, runSessionId } from '../run-views';
 import { requireModel, type ServerContext } from '../server-context';
 import { ServerError } from '../server-error';
@@ -85,7 +87,9 @@ function staleDecision(
  * calls a paused run waits on and resumes it (JSON, or SSE with `Accept: text/event-stream`), with the
  * session's skill and the arguments recorded in the journal. A call that is not pending, a decision whose
  * digest is not the pending call's (made on another pause), or a run that is not waiting, is a 409 naming
- * the call, and nothing runs; of two decisions at once, one resumes and the other gets a 409.
+ * the call, and nothing runs; of two decisions at once, one resumes and the other gets a 409. With `Prefer:
+ * respond-async` (and no event stream asked for) the resumed segment runs for the server: 202 once it is under way,
+ * and the run stays marked as being resumed (a second decision is a 409 `run_busy`) until it settles.
  */
 export function registerApprovalsRoute(app: FastifyInstance, context: ServerContext, paramsSchema: object): void {
   app.post<{ Params: { id: string }; Body: ApprovalsBody }>(
@@ -93,8 +97,19 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
     {
       schema: {
         params: paramsSchema,
+        headers: {
+          type: 'object',
+          properties: {
+            prefer: {
+              type: 'string',
+              description:
+                'respond-async: answer 202 { runId, sessionId, status: "running" } as soon as the resumed segment is under way, and run it without this request (closing it does not stop the run); follow it with GET /api/runs/:id/events',
+            },
+          },
+        },
         body: APPROVALS_BODY,
-        summary: 'Decide pending tool calls of a paused run and resume it (JSON, or SSE)',
+        summary:
+          'Decide pending tool calls of a paused run and resume it (JSON, SSE, or 202 with Prefer: respond-async)',
         tags: ['api'],
       },
     },
@@ -110,6 +125,11 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
         );
       }
       context.resumingRuns.add(id);
+      // With `Prefer: respond-async` the resumed segment runs for the server, not for this request: the run stays
+      // marked as being resumed until it settles (the answering function calls onSettled once, whatever happens).
+      const detached = prefersAsync(request) && !wantsEventStream(request.headers.accept);
+      let settlesLater = false;
+      const onSettled = () => context.resumingRuns.delete(id);
       try {
         const caller = callerOf(request);
         // Another tenant's run reads as unknown.
@@ -158,20 +178,28 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
         };
         if (context.queue) {
           // A worker resumes it: it holds the model, the skills and the keys.
-          return await answerQueuedRun(context, context.queue, request, reply, {
-            session,
-            saveSession: stored !== undefined,
-            ...(stored?.skill === undefined ? {} : { skill: stored.skill }),
-            resume: {
-              runId: id,
-              approvals: authored(request.body.approvals, request),
-              fromSequence: (run.events.at(-1)?.sequence ?? -1) + 1,
+          settlesLater = detached;
+          return await answerQueuedRun(
+            context,
+            context.queue,
+            request,
+            reply,
+            {
+              session,
+              saveSession: stored !== undefined,
+              ...(stored?.skill === undefined ? {} : { skill: stored.skill }),
+              resume: {
+                runId: id,
+                approvals: authored(request.body.approvals, request),
+                fromSequence: (run.events.at(-1)?.sequence ?? -1) + 1,
+              },
             },
-          });
+            detached ? { onSettled } : undefined,
+          );
         }
         const model = requireModel(context);
         const profile = context.profiles.get(stored?.skill);
-        return await answerRun(context, request, reply, {
+        const segment = {
           session,
           runId: id,
           saveSession: stored !== undefined,
@@ -206,9 +234,12 @@ export function registerApprovalsRoute(app: FastifyInstance, context: ServerCont
               throw error;
             }
           },
-        });
+        } satisfies Parameters<typeof answerRun>[3];
+        if (!detached) return await answerRun(context, request, reply, segment);
+        settlesLater = true;
+        return await answerDetachedRun(context, request, reply, segment, onSettled);
       } finally {
-        context.resumingRuns.delete(id);
+        if (!settlesLater) onSettled();
       }
     },
   );

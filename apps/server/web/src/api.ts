@@ -171,11 +171,11 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
   return (await response.json()) as T;
 }
 
-/** POST JSON to the API and read the JSON answer. */
-export async function postJson<T>(path: string, body: unknown): Promise<T> {
+/** POST JSON to the API (with `extra` headers) and read the JSON answer. */
+export async function postJson<T>(path: string, body: unknown, extra: Record<string, string> = {}): Promise<T> {
   const response = await fetch(path, {
     method: 'POST',
-    headers: headers({ 'content-type': 'application/json' }),
+    headers: headers({ 'content-type': 'application/json', ...extra }),
     body: JSON.stringify(body),
   });
   if (!response.ok) throw await failure(response);

@@ -55,9 +55,12 @@ export function RunView({ runId, onError }: { runId: string; onError: (error: un
       try {
         // Bound to the call this card shows: a stale tab's decision never applies to a later call.
         const decision = approval.digest === undefined ? approved : { approved, digest: approval.digest };
-        await postJson(`/api/runs/${encodeURIComponent(runId)}/approvals`, {
-          approvals: { [approval.callId]: decision },
-        });
+        // The server runs the resumed part on its own (202 once it is under way): leaving the page does not stop it.
+        await postJson(
+          `/api/runs/${encodeURIComponent(runId)}/approvals`,
+          { approvals: { [approval.callId]: decision } },
+          { prefer: 'respond-async' },
+        );
         setNotice(
           approved ? `Approved ${approval.name}: the run resumes.` : `Denied ${approval.name}: the run resumes.`,
         );
