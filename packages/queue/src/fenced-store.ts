@@ -4,22 +4,30 @@ import type { RunEvent, Store } from '@bridle/protocol';
  * A view of the shared store for one job. Once `fence()` is called, appends are refused: the run stops at
  * its next journal write as if its process had died (core rejects with `JournalError`), so nothing it does
  * after a hand-back (an abort's `run_end`) reaches the journal and another worker resumes it cleanly.
+ * `onFirstAppend` is called once, when the store took the job's first append.
  */
 export function fencedStore(
   store: Store,
   runStart: { tenant?: string; by?: string } = {},
+  onFirstAppend?: () => void,
 ): { store: Store; fence(reason: string): void } {
   let fenced: string | undefined;
+  let first = onFirstAppend;
+  const appended = () => {
+    first?.();
+    first = undefined;
+  };
   // The job's tenant and key name go into each run_start it journals (none given: events pass as they are).
   const stamp =
     runStart.tenant === undefined && runStart.by === undefined
       ? undefined
       : (event: RunEvent): RunEvent => (event.type === 'run_start' ? { ...event, ...runStart } : event);
   const view: Store = {
-    appendEvents: (runId, events, options) =>
-      fenced === undefined
-        ? store.appendEvents(runId, stamp === undefined ? events : events.map(stamp), options)
-        : Promise.reject(new Error(fenced)),
+    appendEvents: (runId, events, options) => {
+      if (fenced !== undefined) return Promise.reject(new Error(fenced));
+      const appending = store.appendEvents(runId, stamp === undefined ? events : events.map(stamp), options);
+      return first === undefined ? appending : appending.then(appended);
+    },
     readRun: (runId) => store.readRun(runId),
     listRuns: (query) => store.listRuns(query),
     // The run's lease: its token fences the job's appends in the store itself, against any other worker.

@@ -14,10 +14,16 @@ export const PUBLISH_WINDOW_MS = 5;
  * each other (a step's start and the journal write before its model call; a step's end and the run's end) go
  * in one pipeline with a single expiry refresh, so publishing costs about a round trip per step, not four
  * commands per event; a `run_end` is sent at once. Publishing never fails the run: the journal in the store
- * is the record; an error goes to `onError`.
+ * is the record; an error goes to `onError`. Nothing is sent before `after` settles (the run's first events are
+ * in the store: a follower that reads the run on its first event finds it).
  */
-export function eventPublisher(redis: Redis, key: string, onError: (error: unknown) => void) {
-  let tail: Promise<unknown> = Promise.resolve();
+export function eventPublisher(
+  redis: Redis,
+  key: string,
+  onError: (error: unknown) => void,
+  after: Promise<unknown> = Promise.resolve(),
+) {
+  let tail: Promise<unknown> = after;
   let batch: string[] = [];
   let hurry: (() => void) | undefined;
   let urgent = false;

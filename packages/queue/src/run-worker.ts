@@ -178,10 +178,20 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       throw new UnrecoverableError(errorMessage(error));
     }
     const controller = new AbortController();
-    const fence = fencedStore(store, {
-      ...(data.tenant === undefined ? {} : { tenant: data.tenant }),
-      ...(data.by === undefined ? {} : { by: data.by }),
+    // The run's events go to Redis once its first append is in the store (or the job is over): a follower
+    // that reads the run when its first event arrives (an A2A cancel, a status check) finds it.
+    let stored!: () => void;
+    const inStore = new Promise<void>((resolve) => {
+      stored = resolve;
     });
+    const fence = fencedStore(
+      store,
+      {
+        ...(data.tenant === undefined ? {} : { tenant: data.tenant }),
+        ...(data.by === undefined ? {} : { by: data.by }),
+      },
+      stored,
+    );
     let handedBack: string | undefined;
     active.set(String(job.id), {
       handBack(reason) {
@@ -190,7 +200,11 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
         controller.abort(new Error(`handed back to the queue: ${reason}`));
       },
     });
-    const publisher = eventPublisher(redis, keys.events(data.runId), noteError);
+    const publisher = eventPublisher(redis, keys.events(data.runId), noteError, inStore);
+    const flushed = () => {
+      stored();
+      return publisher.flushed();
+    };
     const own = agent.onEvent;
     const observers = own === undefined ? [] : Array.isArray(own) ? own : [own];
     const attempts = job.opts.attempts ?? 1;
@@ -268,7 +282,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       return toQueuedResult(result);
     } catch (error) {
       if (handedBack !== undefined) {
-        await publisher.flushed();
+        await flushed();
         await job.moveToWait(token);
         throw new WaitingError();
       }
@@ -282,7 +296,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       throw error;
     } finally {
       active.delete(String(job.id));
-      await publisher.flushed();
+      await flushed();
     }
   };
 

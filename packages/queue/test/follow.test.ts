@@ -84,3 +84,38 @@ suite('@bridle/queue follow() of a run whose event stream is gone', () => {
     );
   });
 });
+
+suite('@bridle/queue: a run reaches its followers once the store has it', () => {
+  it('the first event a follower gets is of a run the store can read (its appends slow, as on a busy disk)', async () => {
+    const prefix = newPrefix();
+    const memory = await openStore('memory:');
+    // The same store, each append taking 300 ms: far longer than the worker's publishing window.
+    const store = new Proxy(memory, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        if (property !== 'appendEvents') return value.bind(target);
+        return async (...args: Parameters<typeof memory.appendEvents>) => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return target.appendEvents(...args);
+        };
+      },
+    });
+    const queue = await openRunQueue({ redis: REDIS_URL, prefix });
+    const worker = await startRunWorker({ redis: REDIS_URL, prefix, store, agent: testAgent(twoStepModel()) });
+    cleanups.push(async () => {
+      await worker.close();
+      await queue.close();
+      await memory.close();
+      await dropPrefix(prefix);
+    });
+    await queue.enqueue({ prompt: 'slow disk', model: 'test:two-step', runId: 'slow-disk' });
+    const seen: { type: string; stored: string | undefined }[] = [];
+    for await (const event of queue.follow('slow-disk')) {
+      if (seen.length === 0) seen.push({ type: event.type, stored: (await memory.readRun('slow-disk'))?.status });
+      else seen.push({ type: event.type, stored: undefined });
+    }
+    expect(seen[0]).toEqual({ type: 'run_start', stored: 'running' });
+    expect(seen.at(-1)?.type).toBe('run_end');
+  });
+});
