@@ -41,18 +41,6 @@ export function statements(schema: string) {
       'SELECT $1, sequence, type, data, time FROM unnest($2::integer[], $3::text[], $4::text[], $13::text[]) AS batch (sequence, type, data, time)) ' +
       `UPDATE ${runs} SET status = $5, model = $6, session_id = $7, created_at = $8, updated_at = $9, ` +
       'last_sequence = $10, totals = $11, tenant = $12 WHERE run_id = $1',
-    // An append that neither starts nor ends a segment, in one statement that writes its events only: the
-    // run's row (five index entries per new version, updated_at being in four) stays as it is. The fence is
-    // the row read FOR SHARE: a lease being taken (an UPDATE of the row) and this append wait for each other,
-    // and the row is read as last committed, so an append never lands after a newer lease than its token.
-    // Nothing is inserted (0 rows) for a run without a journal yet, a newer token, or an event at or below
-    // the journal's last: the transaction then sorts it out (a retry, a conflict, a fence).
-    appendMidSegment:
-      `INSERT INTO ${events} (run_id, sequence, type, data, time) ` +
-      'SELECT $1, sequence, type, data, time FROM unnest($2::integer[], $3::text[], $4::text[], $5::text[]) AS batch (sequence, type, data, time) ' +
-      `WHERE EXISTS (SELECT 1 FROM ${runs} WHERE run_id = $1 AND last_sequence >= 0 ` +
-      'AND ($6::integer IS NULL OR fencing_token <= $6) FOR SHARE) ' +
-      `AND NOT EXISTS (SELECT 1 FROM ${events} WHERE run_id = $1 AND sequence >= ($2::integer[])[1])`,
     // One statement, so one round trip, for a segment's start or end: the run's row moves on only while its
     // last sequence is the one this process last wrote to it, no newer lease fenced the token and the journal
     // holds nothing at or after the batch; the events are inserted only when it did. The row's time takes in
@@ -98,4 +86,45 @@ export function statements(schema: string) {
     listSessions: `SELECT ${SESSION_COLUMNS} FROM ${sessions} ORDER BY updated_at DESC, id DESC LIMIT $1`,
     listSessionsBefore: `SELECT ${SESSION_COLUMNS} FROM ${sessions} WHERE updated_at < $1 ORDER BY updated_at DESC, id DESC LIMIT $2`,
   };
+}
+
+/** Most events an insert-only append binds as rows of scalar parameters; a larger batch goes as arrays. */
+export const APPEND_ROWS_MAX = 8;
+
+/**
+ * An append that neither starts nor ends a segment, in one statement that writes its events only: the run's
+ * row (five index entries per new version, updated_at being in four) stays as it is. The fence is the row read
+ * FOR SHARE: a lease being taken (an UPDATE of the row) and this append wait for each other, and the row is
+ * read as last committed, so an append never lands after a newer lease than its token. Nothing is inserted
+ * (0 rows) for a run without a journal yet, a newer token, or an event at or below the journal's last: the
+ * transaction then sorts it out (a retry, a conflict, a fence).
+ * Parameters: $1 the run id, $2 the fencing token (null without a lease), then per event its sequence, type,
+ * JSON and time. With `rows` (1 to {@link APPEND_ROWS_MAX}) the events are that many rows of scalars: no
+ * array is encoded by the driver (an escaped copy of each event's JSON) nor parsed and unnested by the server.
+ * Measured here per append (a loop of 1- and 3-event appends, load 4): 157 µs min / 253 median with the four
+ * arrays, 146 / 214 with rows, against 143 / 215 for a bare unfenced INSERT of two arrays. Without `rows`, the
+ * four columns come as arrays ($3 to $6).
+ */
+export function appendMidSegment(schema: string, rows?: number): string {
+  const events = `${schema}.bridle_run_events`;
+  let batch: string;
+  let first: string;
+  if (rows === undefined) {
+    batch = 'unnest($3::integer[], $4::text[], $5::text[], $6::text[])';
+    first = '($3::integer[])[1]';
+  } else {
+    const values = Array.from({ length: rows }, (_, index) => {
+      const at = 3 + index * 4;
+      return `($${at}::integer, $${at + 1}::text, $${at + 2}::text, $${at + 3}::text)`;
+    });
+    batch = `(VALUES ${values.join(', ')})`;
+    first = '$3::integer';
+  }
+  return (
+    `INSERT INTO ${events} (run_id, sequence, type, data, time) ` +
+    `SELECT $1, sequence, type, data, time FROM ${batch} AS batch (sequence, type, data, time) ` +
+    `WHERE EXISTS (SELECT 1 FROM ${schema}.bridle_runs WHERE run_id = $1 AND last_sequence >= 0 ` +
+    'AND ($2::integer IS NULL OR fencing_token <= $2) FOR SHARE) ' +
+    `AND NOT EXISTS (SELECT 1 FROM ${events} WHERE run_id = $1 AND sequence >= ${first})`
+  );
 }

@@ -72,6 +72,33 @@ suite('postgres: appends in a segment', () => {
     expect((await store.readRun('r1'))?.events).toHaveLength(14);
   });
 
+  it('insert-only appends of 1, 8 and 9 events (rows of scalars up to 8, arrays past that) journal every event as given', async () => {
+    const { store, schema, token } = await startedRun();
+    const e = eventsOf('r1');
+    const started = await rowVersion(schema, 'r1');
+    const batch = (from: number, count: number) =>
+      Array.from({ length: count }, (_, index) => e.modelStart(from + index, from + index));
+    const appended = [...batch(1, 1), ...batch(2, 8), ...batch(10, 9)];
+    await store.appendEvents('r1', appended.slice(0, 1), { fencingToken: token });
+    await store.appendEvents('r1', appended.slice(1, 9), { fencingToken: token });
+    await store.appendEvents('r1', appended.slice(9), { fencingToken: token });
+    expect(await rowVersion(schema, 'r1')).toBe(started);
+    expect((await store.readRun('r1'))?.events).toEqual([e.start(0), ...appended]);
+    expect(
+      await admin(`SELECT count(*)::int AS n FROM "${schema}".bridle_run_events WHERE run_id = 'r1' AND time IS NULL`),
+    ).toEqual([{ n: 0 }]);
+    // Retried as they are, both forms are skipped; with other content at a journaled sequence, both conflict.
+    await store.appendEvents('r1', appended.slice(1, 9), { fencingToken: token });
+    await store.appendEvents('r1', appended.slice(9), { fencingToken: token });
+    await expect(
+      store.appendEvents('r1', [e.modelStart(18, 99), e.modelStart(19)], { fencingToken: token }),
+    ).rejects.toMatchObject({ code: 'store_conflict' });
+    await expect(
+      store.appendEvents('r1', [e.modelStart(17, 99), ...batch(18, 8)], { fencingToken: token }),
+    ).rejects.toMatchObject({ code: 'store_conflict' });
+    expect((await store.readRun('r1'))?.events).toHaveLength(19);
+  });
+
   it('a lease taken while an append waits for the run is a fence: the append writes nothing', async () => {
     const { store, schema, token } = await startedRun();
     // Another process takes the run over in a transaction that has not committed yet.
