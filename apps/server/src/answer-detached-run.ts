@@ -81,7 +81,7 @@ function startSegment(
     throw new ServerError('session_busy', `Session ${session.id} is already running a prompt: wait for its answer.`);
   }
   const caller = callerOf(request);
-  // Not tied to the request's connection: the slot's signal aborts it only on overflow or at the end of a shutdown.
+  // Not tied to the request's connection: the slot's signal aborts it only at the end of a shutdown.
   const slot = acquireRunSlot(context, caller);
   context.busySessions.add(session.id);
   const journal = runJournal(context, caller, runId);
