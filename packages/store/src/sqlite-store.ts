@@ -40,6 +40,7 @@ import {
   toSessionSummary,
   totalsColumn,
 } from './run-record';
+import { type AppendRecord, AppendRecords } from './sqlite-append-records';
 import { sqliteOpenError, sqliteOperationError } from './sqlite-faults';
 import { sqliteListRunsQuery } from './sqlite-list-runs';
 import { type SqliteOverview, sqliteOverview } from './sqlite-overview';
@@ -108,6 +109,8 @@ class SqliteStore implements Store {
   #overview: SqliteOverview | undefined;
   /** Writes (appends, session saves and deletes) are group-committed: one transaction per event-loop turn. */
   readonly #writes: GroupCommit;
+  /** What this connection's appends last wrote of each running run, to skip reading it back (see the class). */
+  readonly #records: AppendRecords;
   readonly #signals: SqliteSignals;
   #closed = false;
 
@@ -116,14 +119,27 @@ class SqliteStore implements Store {
     this.#file = file;
     this.#options = options;
     this.#statements = prepareStatements(db);
-    const transaction = db.transaction((body: () => void) => body());
+    const records = new AppendRecords(db);
+    this.#records = records;
+    const transaction = db.transaction((body: () => void) => {
+      records.sync();
+      body();
+    });
     // Called inside `transaction`, a better-sqlite3 transaction function runs as a savepoint.
     const savepoint = db.transaction((operation: () => unknown) => operation());
     this.#writes = new GroupCommit(
       {
         // IMMEDIATE takes the write lock first, so the busy timeout applies (a deferred transaction that must
         // upgrade its read lock can fail at once with SQLITE_BUSY).
-        transaction: (body) => transaction.immediate(body),
+        transaction: (body) => {
+          try {
+            transaction.immediate(body);
+          } catch (error) {
+            // Rolled back (or never begun): a record kept during it may describe rows that were not committed.
+            records.clear();
+            throw error;
+          }
+        },
         savepoint: (operation) => savepoint(operation) as never,
       },
       (error) => sqliteOperationError(error, file, options.busyTimeoutMs),
@@ -161,7 +177,7 @@ class SqliteStore implements Store {
 
   #appendInTransaction(runId: string, events: PreparedEvent[], token: number | undefined): void {
     const { getRunForAppend, getEvents, insertEvent, upsertRun } = this.#statements;
-    const record = getRunForAppend.get(runId, runId, runId) as AppendRecord | undefined;
+    const record = this.#records.get(runId) ?? (getRunForAppend.get(runId, runId, runId) as AppendRecord | undefined);
     // The fence is checked in the write transaction that appends: no lease can be taken between the two.
     if (token !== undefined && record !== undefined && token < record.fencing_token) {
       throw fencedError(runId, token, record.fencing_token);
@@ -182,11 +198,17 @@ class SqliteStore implements Store {
     const plan = planAppend(runId, events, current, existing);
     if (plan.row === undefined) return;
     for (const event of plan.insert) insertEvent.run(runId, event.sequence, event.type, event.json, event.time);
+    const last = plan.insert[plan.insert.length - 1] as PreparedEvent;
+    const movesRow = plan.insert.some(startsOrEnds);
     // The common append (no run_start or run_end) writes its events only: the run's row, and the by-time
     // index, would cost two more pages per commit (about 5 WAL frames instead of 3, and checkpoints as much
     // more often). listRuns reads a running run's time from its last event instead (sqlite-list-runs.ts).
-    if (current !== undefined && current.lastSequence >= 0 && !plan.insert.some(startsOrEnds)) return;
+    if (record !== undefined && current !== undefined && current.lastSequence >= 0 && !movesRow) {
+      this.#records.set(runId, { ...record, journal_last: last.sequence, journal_time: last.time });
+      return;
+    }
     const row = plan.row;
+    const totals = totalsColumn(row);
     upsertRun.run(
       runId,
       row.status,
@@ -196,8 +218,29 @@ class SqliteStore implements Store {
       row.createdAt,
       row.updatedAt,
       row.lastSequence,
-      totalsColumn(row),
+      totals,
     );
+    if (row.status !== 'running') {
+      // The segment ended: the run's next append (a resume) comes after a lease is taken, which reads anew.
+      this.#records.drop(runId);
+      return;
+    }
+    this.#records.set(runId, {
+      run_id: runId,
+      status: row.status,
+      model: row.model ?? null,
+      session_id: row.sessionId ?? null,
+      tenant: row.tenant ?? null,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+      last_sequence: row.lastSequence,
+      totals,
+      owner: record?.owner ?? null,
+      lease_until: record?.lease_until ?? null,
+      fencing_token: record?.fencing_token ?? 0,
+      journal_last: last.sequence,
+      journal_time: last.time,
+    });
   }
 
   async readRun(runId: string): Promise<StoredRun | undefined> {
@@ -254,8 +297,11 @@ class SqliteStore implements Store {
       if (record === undefined) {
         const time = new Date(now).toISOString();
         this.#statements.insertLeasedRun.run(runId, time, time, owner, now + leaseMs, token);
+        // A run's events are written only with its row (its first append upserts it): a new row has no journal.
+        this.#records.set(runId, leasedRecord(runId, time, owner, now + leaseMs, token));
       } else {
         this.#statements.takeLease.run(owner, now + leaseMs, token, runId);
+        this.#records.drop(runId);
       }
       return { acquired: true, lease: leaseOf(runId, owner, token, now + leaseMs) };
     });
@@ -271,13 +317,17 @@ class SqliteStore implements Store {
         throw fencedError(lease.runId, lease.token, record?.fencing_token ?? 0);
       }
       this.#statements.renewLease.run(until, lease.runId);
+      this.#records.drop(lease.runId);
       return leaseOf(lease.runId, record.owner, lease.token, until);
     });
   }
 
   async releaseLease(lease: RunLease): Promise<void> {
     this.#open('releaseLease');
-    await this.#writes.write(() => this.#statements.releaseLease.run(lease.runId, lease.token));
+    await this.#writes.write(() => {
+      this.#statements.releaseLease.run(lease.runId, lease.token);
+      this.#records.drop(lease.runId);
+    });
   }
 
   async claimOrphans(options: ClaimOrphansOptions): Promise<RunLease[]> {
@@ -289,6 +339,7 @@ class SqliteStore implements Store {
       return orphans.map((orphan) => {
         const token = orphan.fencing_token + 1;
         this.#statements.takeLease.run(owner, now + leaseMs, token, orphan.run_id);
+        this.#records.drop(orphan.run_id);
         return leaseOf(orphan.run_id, owner, token, now + leaseMs);
       });
     });
@@ -354,8 +405,22 @@ class SqliteStore implements Store {
   }
 }
 
-/** The runs-table record an append reads: the row, and the sequence and time of the run's last journaled event. */
-interface AppendRecord extends RunRecord {
-  journal_last: number | null;
-  journal_time: string | null;
+/** The record of a run whose row was just made by taking its first lease, as the append's SELECT would read it. */
+function leasedRecord(runId: string, time: string, owner: string, leaseUntil: number, token: number): AppendRecord {
+  return {
+    run_id: runId,
+    status: 'running',
+    model: null,
+    session_id: null,
+    tenant: null,
+    created_at: time,
+    updated_at: time,
+    last_sequence: -1,
+    totals: null,
+    owner,
+    lease_until: leaseUntil,
+    fencing_token: token,
+    journal_last: null,
+    journal_time: null,
+  };
 }

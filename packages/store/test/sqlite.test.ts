@@ -229,6 +229,39 @@ describe('sqlite: opening', () => {
     await store.close();
   });
 
+  it("an append sees another connection's writes since its own last one: their events, their lease", async () => {
+    const file = newFile();
+    const mine = await openStore(file);
+    const other = await openStore(file);
+    const e = eventsOf('r1');
+    const code = (promise: Promise<unknown>) =>
+      promise.then(
+        () => 'appended',
+        (reason: unknown) => (StoreError.isInstance(reason) ? reason.code : String(reason)),
+      );
+    await mine.appendEvents('r1', [e.start(0)]);
+    await mine.appendEvents('r1', [e.modelStart(1)]);
+    await other.appendEvents('r1', [e.modelEnd(2, 1, 'from other')]);
+    // The same event again is a retry that writes nothing; other content at that sequence is a conflict.
+    expect(await code(mine.appendEvents('r1', [e.modelEnd(2, 1, 'from other')]))).toBe('appended');
+    expect(await code(mine.appendEvents('r1', [e.modelEnd(2, 1, 'from mine')]))).toBe('store_conflict');
+    await mine.appendEvents('r1', [e.toolStart(3)]);
+    expect((await other.readRun('r1'))?.events.map((event) => event.sequence)).toEqual([0, 1, 2, 3]);
+
+    const lease = await mine.acquireLease?.('r2', { owner: 'mine', leaseMs: 60_000 });
+    expect(lease?.acquired).toBe(true);
+    const f = eventsOf('r2');
+    await mine.appendEvents('r2', [f.start(0)], { fencingToken: 1 });
+    await mine.appendEvents('r2', [f.modelStart(1)], { fencingToken: 1 });
+    const taken = await other.acquireLease?.('r2', { owner: 'other', leaseMs: 60_000, force: true });
+    expect(taken?.acquired && taken.lease.token).toBe(2);
+    expect(await code(mine.appendEvents('r2', [f.modelEnd(2)], { fencingToken: 1 }))).toBe('store_fenced');
+    await other.appendEvents('r2', [f.modelEnd(2)], { fencingToken: 2 });
+    expect((await mine.readRun('r2'))?.events.map((event) => event.sequence)).toEqual([0, 1, 2]);
+    await mine.close();
+    await other.close();
+  });
+
   it('group commit: writes asked for at once commit together; one that conflicts rejects alone', async () => {
     const file = newFile();
     const store = await openStore(file);
