@@ -8,7 +8,9 @@ type StatementName =
   | 'getRun'
   | 'getEvents'
   | 'insertEvent'
-  | 'upsertRun'
+  | 'insertRun'
+  | 'updateRun'
+  | 'updateRunProgress'
   | 'getRunForAppend'
   | 'insertLeasedRun'
   | 'takeLease'
@@ -33,12 +35,18 @@ export function prepareStatements(db: Database): Record<StatementName, BetterSql
     insertEvent: db.prepare(
       'INSERT INTO bridle_run_events (run_id, sequence, type, data, time) VALUES (?, ?, ?, ?, ?)',
     ),
-    upsertRun: db.prepare(
+    insertRun: db.prepare(
       'INSERT INTO bridle_runs (run_id, status, model, session_id, tenant, created_at, updated_at, last_sequence, totals) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, ' +
-        'model = excluded.model, session_id = excluded.session_id, tenant = excluded.tenant, ' +
-        'created_at = excluded.created_at, updated_at = excluded.updated_at, ' +
-        'last_sequence = excluded.last_sequence, totals = excluded.totals',
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    updateRun: db.prepare(
+      'UPDATE bridle_runs SET status = ?, model = ?, session_id = ?, tenant = ?, created_at = ?, updated_at = ?, ' +
+        'last_sequence = ?, totals = ? WHERE run_id = ?',
+    ),
+    // The columns a segment's end (or a later start) moves: every index on a column named in SET is rewritten,
+    // whether its value changed or not, so the session and tenant indexes are left out when they stay.
+    updateRunProgress: db.prepare(
+      'UPDATE bridle_runs SET status = ?, updated_at = ?, last_sequence = ?, totals = ? WHERE run_id = ?',
     ),
     // The run's row with its journal's last sequence and time (the row itself moves only at a segment's start
     // or end); three parameters, each the run id.

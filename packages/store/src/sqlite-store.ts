@@ -38,7 +38,6 @@ import {
   tenantCondition,
   toRunRow,
   toSessionSummary,
-  totalsColumn,
 } from './run-record';
 import { type AppendRecord, AppendRecords } from './sqlite-append-records';
 import { sqliteOpenError, sqliteOperationError } from './sqlite-faults';
@@ -47,6 +46,7 @@ import { type SqliteOverview, sqliteOverview } from './sqlite-overview';
 import { migrate } from './sqlite-schema';
 import { SqliteSignals } from './sqlite-signals';
 import { prepareStatements } from './sqlite-statements';
+import { writeRunRow } from './sqlite-write-run';
 import { toRunSummary } from './summaries';
 
 type Database = BetterSqlite3.Database;
@@ -176,7 +176,7 @@ class SqliteStore implements Store {
   }
 
   #appendInTransaction(runId: string, events: PreparedEvent[], token: number | undefined): void {
-    const { getRunForAppend, getEvents, insertEvent, upsertRun } = this.#statements;
+    const { getRunForAppend, getEvents, insertEvent } = this.#statements;
     const record = this.#records.get(runId) ?? (getRunForAppend.get(runId, runId, runId) as AppendRecord | undefined);
     // The fence is checked in the write transaction that appends: no lease can be taken between the two.
     if (token !== undefined && record !== undefined && token < record.fencing_token) {
@@ -207,40 +207,10 @@ class SqliteStore implements Store {
       this.#records.set(runId, { ...record, journal_last: last.sequence, journal_time: last.time });
       return;
     }
-    const row = plan.row;
-    const totals = totalsColumn(row);
-    upsertRun.run(
-      runId,
-      row.status,
-      row.model ?? null,
-      row.sessionId ?? null,
-      row.tenant ?? null,
-      row.createdAt,
-      row.updatedAt,
-      row.lastSequence,
-      totals,
-    );
-    if (row.status !== 'running') {
-      // The segment ended: the run's next append (a resume) comes after a lease is taken, which reads anew.
-      this.#records.drop(runId);
-      return;
-    }
-    this.#records.set(runId, {
-      run_id: runId,
-      status: row.status,
-      model: row.model ?? null,
-      session_id: row.sessionId ?? null,
-      tenant: row.tenant ?? null,
-      created_at: row.createdAt,
-      updated_at: row.updatedAt,
-      last_sequence: row.lastSequence,
-      totals,
-      owner: record?.owner ?? null,
-      lease_until: record?.lease_until ?? null,
-      fencing_token: record?.fencing_token ?? 0,
-      journal_last: last.sequence,
-      journal_time: last.time,
-    });
+    const written = writeRunRow(this.#statements, record, plan.row, last);
+    // A run whose segment ended is dropped: its next append (a resume) comes after a lease is taken, read anew.
+    if (written.status === 'running') this.#records.set(runId, written);
+    else this.#records.drop(runId);
   }
 
   async readRun(runId: string): Promise<StoredRun | undefined> {

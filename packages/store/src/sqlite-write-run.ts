@@ -1,0 +1,82 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { RunRow } from './plan-append';
+import type { PreparedEvent } from './prepare-events';
+import { totalsColumn } from './run-record';
+import type { AppendRecord } from './sqlite-append-records';
+
+/** The statements that write a run's row (see sqlite-statements.ts). */
+export interface RunRowStatements {
+  insertRun: BetterSqlite3.Statement;
+  updateRun: BetterSqlite3.Statement;
+  updateRunProgress: BetterSqlite3.Statement;
+}
+
+/**
+ * Writes `row`, the run's row after an append whose last event is `last`, with the narrowest statement:
+ * an INSERT for a run without a row (`record` undefined); an UPDATE of the columns that move (status, time,
+ * last sequence, totals) when the model, session, tenant and creation time stay, as at a segment's end;
+ * every column otherwise. SQLite rewrites each index on a column an UPDATE names, changed or not: the
+ * narrow UPDATE leaves the session and tenant indexes alone (the session index is keyed by a random id,
+ * so a page of its own per run), and neither tries an insert first as an upsert does.
+ * Returns the record as an append would now read it.
+ */
+export function writeRunRow(
+  statements: RunRowStatements,
+  record: AppendRecord | undefined,
+  row: RunRow,
+  last: PreparedEvent,
+): AppendRecord {
+  const runId = row.runId;
+  const model = row.model ?? null;
+  const sessionId = row.sessionId ?? null;
+  const tenant = row.tenant ?? null;
+  const totals = totalsColumn(row);
+  if (record === undefined) {
+    statements.insertRun.run(
+      runId,
+      row.status,
+      model,
+      sessionId,
+      tenant,
+      row.createdAt,
+      row.updatedAt,
+      row.lastSequence,
+      totals,
+    );
+  } else if (
+    record.model === model &&
+    record.session_id === sessionId &&
+    record.tenant === tenant &&
+    record.created_at === row.createdAt
+  ) {
+    statements.updateRunProgress.run(row.status, row.updatedAt, row.lastSequence, totals, runId);
+  } else {
+    statements.updateRun.run(
+      row.status,
+      model,
+      sessionId,
+      tenant,
+      row.createdAt,
+      row.updatedAt,
+      row.lastSequence,
+      totals,
+      runId,
+    );
+  }
+  return {
+    run_id: runId,
+    status: row.status,
+    model,
+    session_id: sessionId,
+    tenant,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+    last_sequence: row.lastSequence,
+    totals,
+    owner: record?.owner ?? null,
+    lease_until: record?.lease_until ?? null,
+    fencing_token: record?.fencing_token ?? 0,
+    journal_last: last.sequence,
+    journal_time: last.time,
+  };
+}
