@@ -28,6 +28,7 @@ import { applyEvents, planAppend, type RunRow, startsOrEnds } from './plan-appen
 import { postgresOperationError } from './postgres-faults';
 import { acquirePostgresLease, claimPostgresOrphans, renewPostgresLease } from './postgres-leases';
 import { listRunsQuery } from './postgres-list-runs';
+import { MidSegmentAppend } from './postgres-mid-segment';
 import { postgresOverview } from './postgres-overview';
 import { openPostgresPool } from './postgres-pool';
 import { quote } from './postgres-schema';
@@ -39,7 +40,7 @@ import {
   savePostgresSession,
 } from './postgres-sessions';
 import { PostgresSignals } from './postgres-signals';
-import { APPEND_ROWS_MAX, appendMidSegment, statementNames, statements } from './postgres-statements';
+import { statementNames, statements } from './postgres-statements';
 import { type PreparedEvent, prepareEvents } from './prepare-events';
 import { type RunRecord, toRunRow, totalsColumn } from './run-record';
 import { toRunSummary } from './summaries';
@@ -78,8 +79,8 @@ class PostgresStore implements Store {
   readonly #sql: ReturnType<typeof statements>;
   /** The prepared name of each fixed statement's text (others, built per query, go unnamed). */
   readonly #names: Map<string, string>;
-  /** The insert-only append's text: by batch size from 1 to `APPEND_ROWS_MAX` (index 0: any size, as arrays). */
-  readonly #midSegmentTexts: string[];
+  /** The insert-only append's statements (by batch size). */
+  readonly #midSegment: MidSegmentAppend;
   /**
    * The row of each run this process wrote last, as it is stored (its last sequence is the last one written to
    * the row: at a segment's start or end). An append that starts or ends a segment of a run that is here is
@@ -98,11 +99,7 @@ class PostgresStore implements Store {
     this.#where = options.schema === 'public' ? options.redacted : `${options.redacted} (schema ${options.schema})`;
     this.#sql = statements(quote(options.schema));
     this.#names = statementNames(this.#sql);
-    this.#midSegmentTexts = Array.from({ length: APPEND_ROWS_MAX + 1 }, (_, rows) => {
-      const text = appendMidSegment(quote(options.schema), rows === 0 ? undefined : rows);
-      this.#names.set(text, `bridle_append_mid_segment_${rows === 0 ? 'arrays' : rows}`);
-      return text;
-    });
+    this.#midSegment = new MidSegmentAppend(quote(options.schema), this.#names);
     this.#signals = new PostgresSignals(pool, options.schema, this.#where);
   }
 
@@ -151,20 +148,7 @@ class PostgresStore implements Store {
    * the sequences: the transaction then decides).
    */
   async #appendMidSegment(runId: string, events: PreparedEvent[], token: number | undefined): Promise<boolean> {
-    const values: unknown[] = [runId, token ?? null];
-    let text: string;
-    if (events.length <= APPEND_ROWS_MAX) {
-      text = this.#midSegmentTexts[events.length] as string;
-      for (const event of events) values.push(event.sequence, event.type, event.json, event.time);
-    } else {
-      text = this.#midSegmentTexts[0] as string;
-      values.push(
-        events.map((event) => event.sequence),
-        events.map((event) => event.type),
-        events.map((event) => event.json),
-        events.map((event) => event.time),
-      );
-    }
+    const { text, values } = this.#midSegment.query(runId, events, token);
     const inserted = await this.#write(text, values);
     return inserted !== undefined && inserted.rowCount === events.length;
   }

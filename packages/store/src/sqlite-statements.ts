@@ -37,11 +37,12 @@ export function prepareStatements(db: Database): Record<StatementName, BetterSql
     ),
     insertRun: db.prepare(
       'INSERT INTO bridle_runs (run_id, status, model, session_id, tenant, created_at, updated_at, last_sequence, totals) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'VALUES (@runId, @status, @model, @sessionId, @tenant, @createdAt, @updatedAt, @lastSequence, @totals)',
     ),
     updateRun: db.prepare(
-      'UPDATE bridle_runs SET status = ?, model = ?, session_id = ?, tenant = ?, created_at = ?, updated_at = ?, ' +
-        'last_sequence = ?, totals = ? WHERE run_id = ?',
+      'UPDATE bridle_runs SET status = @status, model = @model, session_id = @sessionId, tenant = @tenant, ' +
+        'created_at = @createdAt, updated_at = @updatedAt, last_sequence = @lastSequence, totals = @totals ' +
+        'WHERE run_id = @runId',
     ),
     // The columns a segment's end (or a later start) moves: every index on a column named in SET is rewritten,
     // whether its value changed or not, so the session and tenant indexes are left out when they stay.

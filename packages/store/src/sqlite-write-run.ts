@@ -31,37 +31,27 @@ export function writeRunRow(
   const sessionId = row.sessionId ?? null;
   const tenant = row.tenant ?? null;
   const totals = totalsColumn(row);
-  if (record === undefined) {
-    statements.insertRun.run(
-      runId,
-      row.status,
-      model,
-      sessionId,
-      tenant,
-      row.createdAt,
-      row.updatedAt,
-      row.lastSequence,
-      totals,
-    );
-  } else if (
+  const unchanged =
+    record !== undefined &&
     record.model === model &&
     record.session_id === sessionId &&
     record.tenant === tenant &&
-    record.created_at === row.createdAt
-  ) {
-    statements.updateRunProgress.run(row.status, row.updatedAt, row.lastSequence, totals, runId);
-  } else {
-    statements.updateRun.run(
-      row.status,
+    record.created_at === row.createdAt;
+  if (unchanged) statements.updateRunProgress.run(row.status, row.updatedAt, row.lastSequence, totals, runId);
+  else {
+    // The same named columns for both: a run without a row is inserted, one whose named columns move is updated.
+    const columns = {
+      runId,
+      status: row.status,
       model,
       sessionId,
       tenant,
-      row.createdAt,
-      row.updatedAt,
-      row.lastSequence,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+      lastSequence: row.lastSequence,
       totals,
-      runId,
-    );
+    };
+    (record === undefined ? statements.insertRun : statements.updateRun).run(columns);
   }
   return {
     run_id: runId,
