@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { fakeOpenAIServer } from '@bridle/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postJson } from './helpers';
+import { serverBinArgs } from './server-processes';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const children: ChildProcess[] = [];
@@ -23,9 +24,9 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** Starts `bridle-server` from source as a real process; resolves with its URL once it listens. */
+/** Starts the built `bridle-server` as a real process; resolves with its URL once it listens. */
 function startBin(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--conditions=@bridle/source', '--import', 'tsx', 'src/bin.ts'], {
+  const child = spawn(process.execPath, serverBinArgs(), {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', PORT: '0', BRIDLE_STORE: 'memory:', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,7 +47,7 @@ function startBin(env: Record<string, string>) {
   return { child, url, exited, output: () => output };
 }
 
-// Each case starts a real process through tsx: slow on a loaded machine, hence the longer timeout.
+// Each case starts a real process: slow on a loaded machine, hence the longer timeout.
 describe('bridle-server (the bin)', { timeout: 60_000 }, () => {
   it('on SIGTERM lets the grace period pass, aborts the running run, answers its client and exits 0', async () => {
     const fake = await fakeOpenAIServer([{ type: 'hang' }]);

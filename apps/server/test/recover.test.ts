@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { openStore } from '@bridle/store';
 import { fakeOpenAIServer } from '@bridle/testing';
 import { afterEach, expect, it } from 'vitest';
+import { serverBinArgs } from './server-processes';
 import { dropSchema, newSchemaStoreUrl, serviceSuite } from './services';
 
 const suite = await serviceSuite('server recovery (Postgres)');
@@ -13,17 +14,13 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error) => console.error(error));
 });
 
-/** `bridle-server` from source as a real process; `url` resolves once it listens. */
+/** The built `bridle-server` as a real process; `url` resolves once it listens. */
 function startServer(env: Record<string, string>) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--conditions=@bridle/source', '--import', 'tsx', 'src/bin.ts'],
-    {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', PORT: '0', OPENAI_API_KEY: 'sk-test', BRIDLE_MODEL: 'openai:fake', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child: ChildProcess = spawn(process.execPath, serverBinArgs(), {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', OPENAI_API_KEY: 'sk-test', BRIDLE_MODEL: 'openai:fake', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   cleanups.push(async () => {
