@@ -67,24 +67,32 @@ export class RunInbox {
   }
 
   /**
-   * Listens on every channel for run `runId`; resolves once all listen, to the function that stops them. A
-   * channel that cannot listen (its database is down) is left out: the run goes on without it.
+   * Listens on every channel for run `runId`; gives the function that stops them, at once when there is no
+   * channel, else once all listen. A channel that cannot listen (its database is down) is left out: the run
+   * goes on without it. Never rejects.
    */
-  async listen(channels: readonly RunSignalChannel[], runId: string): Promise<() => void> {
+  listen(channels: readonly RunSignalChannel[], runId: string): (() => void) | Promise<() => void> {
     if (channels.length === 0) return noop;
     if (channels.length === 1) {
-      // The common case (the store's channel alone), without allSettled's promise and result objects.
+      // The common case (the store's channel alone): its own promise, without an async wrapper or allSettled's
+      // promise and result objects.
       try {
-        return await (channels[0] as RunSignalChannel).listenRunSignals(runId, this.receive);
+        return Promise.resolve((channels[0] as RunSignalChannel).listenRunSignals(runId, this.receive)).then(
+          undefined,
+          stopNothing,
+        );
       } catch {
         return noop;
       }
     }
-    const settled = await Promise.allSettled(channels.map((channel) => channel.listenRunSignals(runId, this.receive)));
-    const stops = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-    return () => {
-      for (const stop of stops) stop();
-    };
+    return Promise.allSettled(channels.map((channel) => channel.listenRunSignals(runId, this.receive))).then(
+      (settled) => {
+        const stops = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+        return () => {
+          for (const stop of stops) stop();
+        };
+      },
+    );
   }
 
   #take(): PendingInput[] {
@@ -95,6 +103,11 @@ export class RunInbox {
 }
 
 function noop(): void {}
+
+/** A channel that failed to listen: nothing to stop. */
+function stopNothing(): () => void {
+  return noop;
+}
 
 /**
  * The step boundary's delivery: input journaled before this segment (kept at a pause) joins the transcript,

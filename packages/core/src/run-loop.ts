@@ -10,7 +10,7 @@ import { runBatch } from './run-batch';
 import type { RunContext } from './run-context';
 import { deliverInput } from './run-inbox';
 import type { CancelReason } from './run-scope';
-import { outputRetryMessage } from './structured-output';
+import { type OutputCheck, outputRetryMessage } from './structured-output';
 import type { BudgetGate, BudgetReservation } from './types';
 import { uniqueCallIds } from './unique-call-ids';
 import { addUsage } from './usage';
@@ -37,8 +37,11 @@ function systemPrompt(options: ResolvedOptions): string | undefined {
   return options.system ? `${options.system}\n\n${options.output.instructions}` : options.output.instructions;
 }
 
-/** A final answer (a response without tool calls): completes the run, or with `output`, asks again. */
-async function finalAnswer(run: RunContext, response: ModelResponse): Promise<Ending | undefined> {
+/**
+ * A final answer (a response without tool calls): completes the run, or with `output`, asks again. Without
+ * `output` it is decided at once (no promise: most runs end here).
+ */
+function finalAnswer(run: RunContext, response: ModelResponse): Ending | undefined | Promise<Ending | undefined> {
   const { options, state } = run;
   state.messages.push(
     response.providerData === undefined
@@ -46,8 +49,14 @@ async function finalAnswer(run: RunContext, response: ModelResponse): Promise<En
       : { role: 'assistant', content: response.content, providerData: response.providerData },
   );
   if (!options.output) return { status: 'completed', answer: response.content };
-  const verdict = await run.scope.race(Promise.resolve(options.output.check(response.content)));
-  if (verdict.ok) return { status: 'completed', answer: response.content, output: verdict.value };
+  return checkedAnswer(run, options.output, response.content);
+}
+
+/** A final answer checked against the `output` schema: completes the run, or asks again. */
+async function checkedAnswer(run: RunContext, output: OutputCheck, content: string): Promise<Ending | undefined> {
+  const { state } = run;
+  const verdict = await run.scope.race(Promise.resolve(output.check(content)));
+  if (verdict.ok) return { status: 'completed', answer: content, output: verdict.value };
   state.outputProblem = verdict.problem;
   state.messages.push({ role: 'user', content: outputRetryMessage(verdict.problem) });
   return undefined;
@@ -167,7 +176,8 @@ export async function runLoop(run: RunContext): Promise<Ending> {
     // (or the one before asking for approvals) carries it: one append fewer per step.
     if (recorded === undefined) {
       if (journal) await journal.flush();
-      const ending = await finalAnswer(run, response);
+      const answered = finalAnswer(run, response);
+      const ending = answered instanceof Promise ? await answered : answered;
       // Input that came while the model answered is not dropped: the run goes on with it, steps allowing.
       if (ending && !(ending.status === 'completed' && run.inbox.waiting && state.steps < options.maxSteps))
         return ending;

@@ -1,7 +1,7 @@
-import { type ApprovalDecidedBody, ConfigError, type RunStartBody } from '@bridle/protocol';
+import { type ApprovalDecidedBody, ConfigError, type RunEndBody, type RunStartBody } from '@bridle/protocol';
 import { errorMessage, redactCredentials } from '@bridle/protocol/internal';
 import { signDecisions } from './decision-signature';
-import { eventSink } from './event-sink';
+import { type EventSink, eventSink } from './event-sink';
 import { Journal, JournalError } from './journal';
 import type { Ending, LoopState } from './loop-state';
 import type { ResolvedOptions } from './resolve-options';
@@ -59,18 +59,20 @@ export async function runSegment(
       `Invalid option ownership.lease: it is the lease of run ${given.runId}, not of run ${state.runId}.`,
     );
   }
+  if (!options.store) return journaledSegment(options, state, start, undefined);
   // The lease comes first: a process that cannot own the run journals nothing of it.
-  const ownership = options.store ? await RunOwnership.take(options.store, state.runId, options.ownership) : undefined;
+  const ownership = await RunOwnership.take(options.store, state.runId, options.ownership);
+  let result: AgentResult;
   try {
-    const result = await journaledSegment(options, state, start, ownership);
-    await ownership?.end(true);
-    return result;
+    result = await journaledSegment(options, state, start, ownership);
   } catch (error) {
     // Stopped mid-run (the journal failed, or the run was taken over): the lease is kept until it expires,
     // so the run is an orphan that a recovering process resumes (or its new owner already has it).
     await ownership?.end(false);
     throw error;
   }
+  await ownership?.end(true);
+  return result;
 }
 
 async function journaledSegment(
@@ -89,17 +91,7 @@ async function journaledSegment(
     },
     journal,
   );
-  // A journaled segment's start is unique: two processes that open the same segment at once (a double
-  // resume, a reused runId) then conflict in the store before either runs a call, instead of journaling
-  // byte-identical events that the store takes as one retried append.
-  // The model id is journaled, observed and sent to OpenTelemetry: an `openai-compatible:` URL's user info
-  // and query string (where keys travel) stay out of it.
-  emitter.emit({
-    type: 'run_start',
-    ...start.runStart,
-    model: redactCredentials(start.runStart.model),
-    ...(journal ? { segmentId: newSegmentId() } : {}),
-  });
+  emitter.emit(runStartEvent(start, journal !== undefined));
   for (const decided of start.decided ?? []) emitter.emit(decided);
   const { channels } = options;
   const scope = new RunScope({
@@ -109,7 +101,8 @@ async function journaledSegment(
   });
   const inbox = new RunInbox(scope);
   // Listening before run_start is journaled: once the store says the run is running, a signal reaches it.
-  const stopListening = await inbox.listen(channels, state.runId);
+  const listening = inbox.listen(channels, state.runId);
+  const stopListening = typeof listening === 'function' ? listening : await listening;
   const link = new SegmentLink(options, state, scope, emitter);
   let ending: Ending;
   try {
@@ -131,53 +124,89 @@ async function journaledSegment(
   // Input that came after the last step boundary of a paused run waits in the journal for its resume.
   if (ending.paused) inbox.keep(emitter);
   const result = resultOf(state, ending);
-  const { paused } = ending;
-  if (paused) {
-    const { batch } = paused;
-    result.pendingApprovals = paused.pending;
-    // The run_end about to be emitted takes the next number; the resumed segment starts after it.
-    const nextSequence = 'nextSequence' in emitter ? (emitter.nextSequence as number) + 1 : start.firstSequence;
-    result.state = makeState({
-      version: 1,
-      runId: state.runId,
-      nextSequence,
-      steps: state.steps,
-      toolCalls: state.toolCalls,
-      usage: state.usage,
-      ...(state.outputProblem === undefined ? {} : { outputProblem: state.outputProblem }),
-      journaled: journal !== undefined,
-      ...(journal ? {} : { messages: state.messages }),
-      batch: {
-        step: batch.step,
-        content: batch.content,
-        ...(batch.providerData === undefined ? {} : { providerData: batch.providerData }),
-        calls: batch.recorded,
-        decisions: Object.fromEntries(batch.decisions),
-        asked: [...batch.asked],
-        ...(batch.deadlines.size === 0 ? {} : { deadlines: Object.fromEntries(batch.deadlines) }),
-        ...subAgentState(batch, journal !== undefined),
-        decisionsSignature: signDecisions(options.decisionKey, {
-          kind: 'state',
-          runId: state.runId,
-          step: batch.step,
-          calls: batch.recorded,
-          decisions: Object.fromEntries(batch.decisions),
-        }),
-      },
-    });
-  }
-  emitter.emit({
+  if (ending.paused) pauseResult(result, ending.paused, { options, state, start, emitter, journaled: !!journal });
+  emitter.emit(runEndEvent(result));
+  if (journal) await journal.flush();
+  return result;
+}
+
+/**
+ * A segment's `run_start`. Its start is unique when journaled: two processes that open the same segment at once
+ * (a double resume, a reused runId) then conflict in the store before either runs a call, instead of
+ * journaling byte-identical events that the store takes as one retried append. The model id is journaled,
+ * observed and sent to OpenTelemetry: an `openai-compatible:` URL's user info and query string (where keys
+ * travel) stay out of it.
+ */
+function runStartEvent(start: SegmentStart, journaled: boolean): RunStartBody {
+  const event = { type: 'run_start', ...start.runStart } as RunStartBody;
+  event.model = redactCredentials(start.runStart.model);
+  if (journaled) event.segmentId = newSegmentId();
+  return event;
+}
+
+/** A segment's `run_end`, from its result (fields written one by one, in the journal's order: no spreads). */
+function runEndEvent(result: AgentResult): Omit<RunEndBody, 'durationMs'> {
+  const event: Omit<RunEndBody, 'durationMs'> = {
     type: 'run_end',
     status: result.status,
     steps: result.steps,
     toolCalls: result.toolCalls,
     usage: { ...result.usage },
-    ...(result.error === undefined ? {} : { error: result.error }),
-    ...(result.cancelledBy === undefined ? {} : { cancelledBy: result.cancelledBy }),
-    ...(result.answer === undefined ? {} : { answer: result.answer }),
-    ...(result.finishReason === undefined ? {} : { finishReason: result.finishReason }),
-    ...(result.state === undefined ? {} : { state: result.state, pendingApprovals: result.pendingApprovals }),
+  };
+  if (result.error !== undefined) event.error = result.error;
+  if (result.cancelledBy !== undefined) event.cancelledBy = result.cancelledBy;
+  if (result.answer !== undefined) event.answer = result.answer;
+  if (result.finishReason !== undefined) event.finishReason = result.finishReason;
+  if (result.state !== undefined) {
+    event.state = result.state;
+    event.pendingApprovals = result.pendingApprovals;
+  }
+  return event;
+}
+
+/** Adds a paused segment's pending approvals and resumable `state` to its result. */
+function pauseResult(
+  result: AgentResult,
+  paused: NonNullable<Ending['paused']>,
+  segment: {
+    options: ResolvedOptions;
+    state: LoopState;
+    start: SegmentStart;
+    emitter: EventSink;
+    journaled: boolean;
+  },
+): void {
+  const { options, state, start, emitter, journaled } = segment;
+  const { batch } = paused;
+  result.pendingApprovals = paused.pending;
+  // The run_end about to be emitted takes the next number; the resumed segment starts after it.
+  const nextSequence = 'nextSequence' in emitter ? (emitter.nextSequence as number) + 1 : start.firstSequence;
+  result.state = makeState({
+    version: 1,
+    runId: state.runId,
+    nextSequence,
+    steps: state.steps,
+    toolCalls: state.toolCalls,
+    usage: state.usage,
+    ...(state.outputProblem === undefined ? {} : { outputProblem: state.outputProblem }),
+    journaled,
+    ...(journaled ? {} : { messages: state.messages }),
+    batch: {
+      step: batch.step,
+      content: batch.content,
+      ...(batch.providerData === undefined ? {} : { providerData: batch.providerData }),
+      calls: batch.recorded,
+      decisions: Object.fromEntries(batch.decisions),
+      asked: [...batch.asked],
+      ...(batch.deadlines.size === 0 ? {} : { deadlines: Object.fromEntries(batch.deadlines) }),
+      ...subAgentState(batch, journaled),
+      decisionsSignature: signDecisions(options.decisionKey, {
+        kind: 'state',
+        runId: state.runId,
+        step: batch.step,
+        calls: batch.recorded,
+        decisions: Object.fromEntries(batch.decisions),
+      }),
+    },
   });
-  if (journal) await journal.flush();
-  return result;
 }
