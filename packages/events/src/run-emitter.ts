@@ -30,7 +30,11 @@ export class RunEmitter {
   readonly #observers: readonly EventObserver[];
   readonly #onObserverError: ((error: unknown, event: RunEvent) => void) | undefined;
   readonly #startedAt = performance.now();
-  // Made on first use: a run without tools never needs the second, and two maps per run cost measurably.
+  // The last `model_start`'s step and time in two fields: the loop calls one model at a time, and a map made
+  // per run (then emptied, which remakes its table) cost measurably. Starts of other steps still waiting for
+  // their `model_end` wait in the map, made on first use like the tools' (a run without tools never needs it).
+  #modelStep: number | undefined;
+  #modelStartedAt = 0;
   #modelStarts: Map<number, number> | undefined;
   #toolStarts: Map<string, number> | undefined;
   #sequence = 0;
@@ -95,12 +99,16 @@ export class RunEmitter {
     switch (input.type) {
       // Only these read the monotonic clock (a call costs as much as a small event's copy).
       case 'model_start':
-        this.#modelStarts ??= new Map();
-        this.#modelStarts.set(input.step, performance.now());
+        if (this.#modelStep !== undefined && this.#modelStep !== input.step) {
+          this.#modelStarts ??= new Map();
+          this.#modelStarts.set(this.#modelStep, this.#modelStartedAt);
+        }
+        this.#modelStarts?.delete(input.step);
+        this.#modelStep = input.step;
+        this.#modelStartedAt = performance.now();
         break;
       case 'model_end':
-        (event as { durationMs: number }).durationMs = elapsed(this.#modelStarts?.get(input.step));
-        this.#modelStarts?.delete(input.step);
+        (event as { durationMs: number }).durationMs = elapsed(this.#modelStart(input.step));
         break;
       case 'tool_start':
         this.#toolStarts ??= new Map();
@@ -113,11 +121,23 @@ export class RunEmitter {
       case 'run_end':
         (event as { durationMs: number }).durationMs = roundMs(performance.now() - this.#startedAt);
         this.#ended = true;
+        this.#modelStep = undefined;
         this.#modelStarts = undefined;
         this.#toolStarts = undefined;
         break;
     }
     return event;
+  }
+
+  /** The time of the last `model_start` of `step` (undefined without one), forgotten as its `model_end` reads it. */
+  #modelStart(step: number): number | undefined {
+    if (this.#modelStep === step) {
+      this.#modelStep = undefined;
+      return this.#modelStartedAt;
+    }
+    const start = this.#modelStarts?.get(step);
+    this.#modelStarts?.delete(step);
+    return start;
   }
 
   #notify(observer: EventObserver, event: RunEvent): void {

@@ -109,6 +109,33 @@ describe('RunEmitter', () => {
     ]);
   });
 
+  it('matches model calls of several steps by step, the last attempt of each, each end once', () => {
+    const events: RunEvent[] = [];
+    const emitter = new RunEmitter({ runId: 'r', onEvent: (event) => events.push(event) });
+    const end = (step: number) => emitter.emit({ type: 'model_end', step, usage, toolCalls: 0, content: '' });
+    emitter.emit({ type: 'model_start', step: 1, attempt: 1 });
+    vi.advanceTimersByTime(2);
+    emitter.emit({ type: 'model_start', step: 2, attempt: 1 });
+    vi.advanceTimersByTime(3);
+    emitter.emit({ type: 'model_start', step: 1, attempt: 2 });
+    vi.advanceTimersByTime(4);
+    end(2);
+    vi.advanceTimersByTime(1);
+    end(1);
+    end(1);
+    emitter.emit({ type: 'model_start', step: 3, attempt: 1 });
+    vi.advanceTimersByTime(6);
+    end(3);
+    end(2);
+    expect(events.flatMap((event) => (event.type === 'model_end' ? [[event.step, event.durationMs]] : []))).toEqual([
+      [2, 7],
+      [1, 5],
+      [1, 0],
+      [3, 6],
+      [2, 0],
+    ]);
+  });
+
   it('never lets a caller override the stamp or the measured duration', () => {
     const emitter = new RunEmitter({ runId: 'real' });
     const sneaky = {
