@@ -20,8 +20,11 @@ export class RunScope {
   cause: unknown;
   /** `performance.now()` value of the deadline, or `Infinity`. */
   readonly deadline: number;
-  // Pending races and sleeps: one listener on the run signal serves them all (a Set, not a listener each). Made
-  // on first use: a run that nothing can cancel never races.
+  // Pending races and sleeps: one listener on the run signal serves them all (not a listener each). The oldest
+  // is kept in a field: most runs wait on one call at a time, and a Set emptied after every call would remake
+  // its table each time. Others go to a Set made on first use, only while the field is taken (so the field
+  // always holds the oldest, and they are told in the order they came).
+  private waiter: ((reason: CancelReason) => void) | undefined;
   private waiters: Set<(reason: CancelReason) => void> | undefined;
   private readonly callerSignal: AbortSignal | undefined;
   // Without a caller signal, a deadline or a signal channel nothing can cancel the run: `race` has nothing to
@@ -64,15 +67,14 @@ export class RunScope {
     }
     return new Promise<T>((resolve, reject) => {
       const onCancel = (reason: CancelReason) => reject(new Cancelled(reason));
-      const waiters = this.waiterSet();
-      waiters.add(onCancel);
+      this.addWaiter(onCancel);
       promise.then(
         (value) => {
-          waiters.delete(onCancel);
+          this.removeWaiter(onCancel);
           resolve(value);
         },
         (error: unknown) => {
-          waiters.delete(onCancel);
+          this.removeWaiter(onCancel);
           reject(error);
         },
       );
@@ -100,14 +102,21 @@ export class RunScope {
 
   /** Registers `onCancel` to run once when the run is cancelled; returns the function that unregisters it. */
   onCancel(onCancel: (reason: CancelReason) => void): () => void {
-    const waiters = this.waiterSet();
-    waiters.add(onCancel);
-    return () => waiters.delete(onCancel);
+    this.addWaiter(onCancel);
+    return () => this.removeWaiter(onCancel);
   }
 
-  private waiterSet(): Set<(reason: CancelReason) => void> {
-    this.waiters ??= new Set();
-    return this.waiters;
+  private addWaiter(waiter: (reason: CancelReason) => void): void {
+    if (this.waiter === undefined && (this.waiters === undefined || this.waiters.size === 0)) this.waiter = waiter;
+    else {
+      this.waiters ??= new Set();
+      this.waiters.add(waiter);
+    }
+  }
+
+  private removeWaiter(waiter: (reason: CancelReason) => void): void {
+    if (this.waiter === waiter) this.waiter = undefined;
+    else this.waiters?.delete(waiter);
   }
 
   /**
@@ -123,6 +132,7 @@ export class RunScope {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+    this.waiter = undefined;
     this.waiters?.clear();
   }
 
@@ -133,7 +143,8 @@ export class RunScope {
     this.timer = undefined;
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
     this.cause = cause;
-    const waiters = [...(this.waiters ?? [])];
+    const waiters = [...(this.waiter === undefined ? [] : [this.waiter]), ...(this.waiters ?? [])];
+    this.waiter = undefined;
     this.waiters?.clear();
     for (const waiter of waiters) waiter(reason);
   }

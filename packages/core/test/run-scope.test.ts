@@ -59,6 +59,31 @@ describe('RunScope', () => {
     expect(scope.reason).toBeUndefined();
   });
 
+  it('a cancel reaches every pending race and linked call signal in the order they came, and no settled or released one', async () => {
+    const controller = new AbortController();
+    const scope = new RunScope({ signal: controller.signal });
+    const told: string[] = [];
+    const note = (name: string, promise: Promise<unknown>) =>
+      promise.then(
+        () => told.push(`${name} settled`),
+        (error: unknown) => told.push(`${name} ${error instanceof Cancelled ? error.reason : 'failed'}`),
+      );
+    const first = note('first', scope.race(Promise.resolve(1)));
+    await first;
+    const calls = ['a', 'b', 'c'].map((name) => {
+      const call = scope.child();
+      call.signal.addEventListener('abort', () => told.push(`${name} aborted`));
+      return call;
+    });
+    const second = note('second', scope.race(new Promise(() => {})));
+    (calls[0] as ReturnType<RunScope['child']>).release();
+    const third = note('third', scope.race(new Promise(() => {})));
+    controller.abort('stop');
+    await Promise.all([second, third]);
+    expect(told).toEqual(['first settled', 'b aborted', 'c aborted', 'second aborted', 'third aborted']);
+    scope.dispose();
+  });
+
   it('child signals are created on first access, aborted with the run, and unlinked by release', () => {
     const scope = new RunScope({});
     const first = scope.child();
