@@ -16,18 +16,16 @@ export class KeptEvent implements PreparedEvent {
   prompt?: string;
   #json: string | undefined;
 
+  /** `kept` is the copy, to keep and never change; undefined when the event comes as text (`json`). */
   constructor(
     readonly sequence: number,
     readonly type: string,
     readonly time: string,
-    encoded: { tape: JsonTape } | { json: string },
+    readonly kept: JsonTape | undefined,
+    json?: string,
   ) {
-    this.kept = 'tape' in encoded ? encoded.tape : undefined;
-    this.#json = 'json' in encoded ? encoded.json : undefined;
+    this.#json = json;
   }
-
-  /** The copy, to keep and never change; undefined when the event comes as text. */
-  readonly kept: JsonTape | undefined;
 
   /** The event's JSON text. */
   get json(): string {

@@ -20,7 +20,7 @@ export interface JournaledEvents {
 
 /** What one append does: the events to insert and the run's row afterwards (undefined when nothing changes). */
 export interface AppendPlan {
-  insert: PreparedEvent[];
+  insert: readonly PreparedEvent[];
   row?: RunRow;
 }
 
@@ -37,6 +37,9 @@ export function planAppend(
   existing: JournaledEvents,
 ): AppendPlan {
   const last = current?.lastSequence ?? -1;
+  // The common case: the whole batch is new (its sequences increase, so its first one tells).
+  if (events.length > 0 && (events[0] as PreparedEvent).sequence > last)
+    return { insert: events, row: applyEvents(runId, current, events) };
   const insert: PreparedEvent[] = [];
   for (const event of events) {
     if (event.sequence > last) {
@@ -93,11 +96,13 @@ export function applyEvents(runId: string, current: RunRow | undefined, events: 
   const first = events[0] as PreparedEvent;
   // A record made by taking a lease before the first append (last sequence -1) holds no journal yet: the
   // run's fields start from its first event, its lease fields stay.
-  const base =
-    current === undefined || current.lastSequence < 0
-      ? { ...current, runId, status: 'running', createdAt: first.time, updatedAt: first.time, lastSequence: -1 }
-      : current;
-  const row = runRow(base);
+  const row = runRow(
+    current === undefined
+      ? { runId, status: 'running', createdAt: first.time, updatedAt: first.time }
+      : current.lastSequence < 0
+        ? { ...current, runId, status: 'running', createdAt: first.time, updatedAt: first.time, lastSequence: -1 }
+        : current,
+  );
   for (const event of events) {
     if (event.type === 'run_start') {
       row.status = 'running';

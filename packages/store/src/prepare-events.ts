@@ -132,8 +132,8 @@ export function prepareEvents(runId: string, events: unknown, limits: StoreLimit
       const copy = jsonCopy(event, limits.maxEventChars);
       entry =
         copy !== undefined && copy.maxChars <= limits.maxEventChars
-          ? new KeptEvent(sequence, type, time, { tape: copy.tape })
-          : new KeptEvent(sequence, type, time, { json: encode(runId, index, event, limits) });
+          ? new KeptEvent(sequence, type, time, copy.tape)
+          : new KeptEvent(sequence, type, time, undefined, encode(runId, index, event, limits));
     } else {
       entry = { sequence, type, json: encode(runId, index, event, limits), time };
     }
