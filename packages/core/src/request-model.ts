@@ -53,7 +53,8 @@ class AttemptRequest implements ModelRequest {
 export async function requestModel(run: RunContext, request: StepRequest): Promise<ModelOutcome> {
   const { options, scope, emitter } = run;
   const { step } = request;
-  const onTextDelta = (text: string) => emitter.emit({ type: 'text_delta', step, text });
+  // Only a streamed call hears text deltas: no closure made for the others.
+  const onTextDelta = options.stream ? (text: string) => emitter.emit({ type: 'text_delta', step, text }) : ignore;
   for (let attempt = 1; ; attempt++) {
     emitter.emit({ type: 'model_start', step, attempt });
     const call = scope.child();
@@ -99,3 +100,5 @@ export async function requestModel(run: RunContext, request: StepRequest): Promi
     await scope.sleep(wait);
   }
 }
+
+function ignore(): void {}

@@ -33,23 +33,23 @@ export function toolDigests(registry: ToolRegistry): RunManifest['tools'] {
 
 /** What a journaled run runs with, for its first `run_start`: no credentials, no env values, no headers. */
 export function runManifest(options: ResolvedOptions): RunManifest {
+  // Written field by field, in the order the journal has always had (the details given to `manifest` after the
+  // model): spreads of small conditional objects cost measurably on every journaled run.
+  const manifest = { model: redactCredentials(options.model.id) } as RunManifest;
+  if (options.manifest !== undefined) Object.assign(manifest, options.manifest);
+  manifest.tools = toolDigests(options.registry);
+  const limits: RunManifest['limits'] = { maxSteps: options.maxSteps };
+  if (Number.isFinite(options.maxToolCalls)) limits.maxToolCalls = options.maxToolCalls;
+  if (options.timeoutMs !== undefined) limits.timeoutMs = options.timeoutMs;
   const { budget } = options;
-  const budgetLimits = budget && {
-    ...(Number.isFinite(budget.maxTokens) ? { maxTokens: budget.maxTokens } : {}),
-    ...(Number.isFinite(budget.maxCostUsd) ? { maxCostUsd: budget.maxCostUsd } : {}),
-  };
-  return {
-    model: redactCredentials(options.model.id),
-    ...options.manifest,
-    tools: toolDigests(options.registry),
-    limits: {
-      maxSteps: options.maxSteps,
-      ...(Number.isFinite(options.maxToolCalls) ? { maxToolCalls: options.maxToolCalls } : {}),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(budgetLimits ? { budget: budgetLimits } : {}),
-      ...(options.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: options.approvalTimeoutMs }),
-    },
-  };
+  if (budget) {
+    limits.budget = {};
+    if (Number.isFinite(budget.maxTokens)) limits.budget.maxTokens = budget.maxTokens;
+    if (Number.isFinite(budget.maxCostUsd)) limits.budget.maxCostUsd = budget.maxCostUsd;
+  }
+  if (options.approvalTimeoutMs !== undefined) limits.approvalTimeoutMs = options.approvalTimeoutMs;
+  manifest.limits = limits;
+  return manifest;
 }
 
 /** How a tool set differs from a manifest's: tools it lacks, tools it adds, tools whose argument schema changed. */

@@ -90,7 +90,7 @@ export class RunOwnership {
     let result: Awaited<ReturnType<NonNullable<Store['acquireLease']>>>;
     try {
       const force = (options as { [TAKE_OVER]?: boolean } | undefined)?.[TAKE_OVER] === true;
-      result = await store.acquireLease(runId, { owner, leaseMs, ...(force && { force }) });
+      result = await store.acquireLease(runId, force ? { owner, leaseMs, force } : { owner, leaseMs });
     } catch (error) {
       throw new JournalError(runId, error);
     }
