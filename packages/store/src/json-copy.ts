@@ -20,7 +20,12 @@ export type JsonTape = readonly unknown[];
 
 // The copy under way: its tape and the characters of JSON it takes at most (saved and restored around a copy,
 // so a getter that appends to a store while it is read cannot mix two copies).
+// The tape copies are written to, reused while it stays small (a large one is let go, with what it points to).
+let scratch: unknown[] = [];
+const SCRATCH_KEPT = 1024;
 let tape: unknown[] = [];
+// How much of `tape` the copy under way has written (the scratch tape is reused: it may hold more).
+let size = 0;
 let chars = 0;
 let limit = 0;
 
@@ -34,16 +39,16 @@ function write(value: unknown, depth: number): boolean {
   switch (typeof value) {
     case 'string':
       chars += 2 + 6 * value.length;
-      tape.push(value);
+      tape[size++] = value;
       return true;
     case 'number':
       chars += NUMBER_CHARS;
       // JSON writes NaN and the infinities as null, and -0 as 0.
-      tape.push(Number.isFinite(value) ? (value === 0 ? 0 : value) : null);
+      tape[size++] = Number.isFinite(value) ? (value === 0 ? 0 : value) : null;
       return true;
     case 'boolean':
       chars += 5;
-      tape.push(value);
+      tape[size++] = value;
       return true;
     case 'object':
       break;
@@ -53,7 +58,7 @@ function write(value: unknown, depth: number): boolean {
   }
   if (value === null) {
     chars += 4;
-    tape.push(null);
+    tape[size++] = null;
     return true;
   }
   if (depth >= MAX_DEPTH || chars > limit) return false;
@@ -61,15 +66,15 @@ function write(value: unknown, depth: number): boolean {
     if (Object.getPrototypeOf(value) !== Array.prototype || chars + 2 * value.length > limit) return false;
     const length = value.length;
     chars += 2 + length;
-    tape.push(ARRAY);
+    tape[size++] = ARRAY;
     for (let index = 0; index < length; index++) {
       const item: unknown = value[index];
       if (omitted(item)) {
         chars += 4;
-        tape.push(null);
+        tape[size++] = null;
       } else if (!write(item, depth + 1)) return false;
     }
-    tape.push(END);
+    tape[size++] = END;
     return true;
   }
   const prototype: unknown = Object.getPrototypeOf(value);
@@ -77,7 +82,7 @@ function write(value: unknown, depth: number): boolean {
   if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in value) return false;
   const source = value as Record<string, unknown>;
   chars += 2;
-  tape.push(OBJECT);
+  tape[size++] = OBJECT;
   // `for...in` lists the own enumerable string keys in JSON's order (without the array Object.keys makes), and
   // inherited ones only from a polluted Object.prototype, which jsonCopy turns down first.
   for (const key in source) {
@@ -85,18 +90,18 @@ function write(value: unknown, depth: number): boolean {
     if (omitted(item)) continue;
     // Read back, a `__proto__` key would set the copy's prototype instead of a field.
     if (key === '__proto__') return false;
-    tape.push(key);
+    tape[size++] = key;
     chars += 4 + 6 * key.length;
     // Strings and numbers are most fields of an event: written here, without a call each.
     if (typeof item === 'string') {
       chars += 2 + 6 * item.length;
-      tape.push(item);
+      tape[size++] = item;
     } else if (typeof item === 'number' && item !== 0 && Number.isFinite(item)) {
       chars += NUMBER_CHARS;
-      tape.push(item);
+      tape[size++] = item;
     } else if (!write(item, depth + 1)) return false;
   }
-  tape.push(END);
+  tape[size++] = END;
   return true;
 }
 
@@ -117,14 +122,21 @@ export interface JsonCopy {
  */
 export function jsonCopy(value: unknown, maxChars: number): JsonCopy | undefined {
   for (const _inherited in Object.prototype) return undefined;
-  const [savedTape, savedChars, savedLimit] = [tape, chars, limit];
-  tape = [];
+  const [savedTape, savedSize, savedChars, savedLimit] = [tape, size, chars, limit];
+  // Written to a scratch tape (grown once, reused), then copied at its exact size: the copy kept (for as long
+  // as the store keeps the event) holds no spare capacity, and no growing array is left behind per event.
+  // A copy made while another is under way (a getter that appends) writes to a tape of its own.
+  const own = savedTape === scratch ? [] : scratch;
+  tape = own;
+  size = 0;
   chars = 0;
   limit = maxChars;
   try {
-    return write(value, 0) ? { tape, maxChars: chars } : undefined;
+    return write(value, 0) ? { tape: tape.slice(0, size), maxChars: chars } : undefined;
   } finally {
+    if (own === scratch && own.length > SCRATCH_KEPT) scratch = [];
     tape = savedTape;
+    size = savedSize;
     chars = savedChars;
     limit = savedLimit;
   }

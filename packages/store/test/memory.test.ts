@@ -21,6 +21,40 @@ describe('memory:', () => {
     expect(first).toBeInstanceOf(MemoryStore);
   });
 
+  it('copies each event whole, whatever was copied before it: a large event, then small ones, then one read while copied appends', async () => {
+    const store = await openStore('memory:');
+    const big = {
+      type: 'note',
+      runId: 'r',
+      sequence: 1,
+      timestamp: AT,
+      items: Array.from({ length: 3000 }, (_, i) => [i, `${i}`]),
+    };
+    const small = { type: 'note', runId: 'r', sequence: 2, timestamp: AT, items: [1] };
+    await store.appendEvents('r', [eventsOf('r').start(0), big as never, small as never]);
+    const inner = { type: 'note', runId: 'other', sequence: 1, timestamp: AT, text: 'inner' };
+    const outer = {
+      type: 'note',
+      runId: 'r',
+      sequence: 3,
+      timestamp: AT,
+      first: 'before',
+      // Read as the event is copied: appends another run's event meanwhile (a copy inside a copy).
+      get during(): string {
+        void store.appendEvents('other', [eventsOf('other').start(0), inner as never]);
+        return 'read';
+      },
+      last: ['after', { n: 2 }],
+    };
+    await store.appendEvents('r', [outer as never]);
+    const events = (await store.readRun('r'))?.events ?? [];
+    expect(events.slice(1)).toEqual([big, small, { ...JSON.parse(JSON.stringify(outer)), during: 'read' }]);
+    expect(JSON.stringify(events[3])).toBe(
+      `{"type":"note","runId":"r","sequence":3,"timestamp":"${AT}","first":"before","during":"read","last":["after",{"n":2}]}`,
+    );
+    expect((await store.readRun('other'))?.events[1]).toEqual(inner);
+  });
+
   it('keeps at most maxRuns journals, forgetting the run appended to least recently that is not running', async () => {
     const store = await openStore('memory:', { maxRuns: 2 });
     const minute = (index: number) => Date.UTC(2025, 0, 1) + index * 60_000;
