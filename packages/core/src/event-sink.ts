@@ -1,4 +1,4 @@
-import { type EventObserver, RunEmitter, type RunEmitterOptions } from '@bridle/events';
+import { RunEmitter, type RunEmitterOptions } from '@bridle/events';
 import type { Journal } from './journal';
 
 /** What the loop needs of an emitter: `emit` and `forward` (neither throws). */
@@ -12,15 +12,22 @@ export function isSilent(sink: EventSink): boolean {
   return sink === SILENT;
 }
 
-/** A `RunEmitter` when there are observers or a journal, else a sink that drops every event. */
+/**
+ * A `RunEmitter` when there are observers or a journal, else a sink that drops every event. `options` is made
+ * for this call: with a journal, its `onEvent` is set to the journal's observer and the caller's.
+ */
 export function eventSink(options: RunEmitterOptions, journal?: Journal): EventSink {
   const { onEvent } = options;
   const observed = typeof onEvent === 'function' || (Array.isArray(onEvent) && onEvent.length > 0);
   if (journal) {
-    const observers: EventObserver[] = [journal.observe];
-    if (typeof onEvent === 'function') observers.push(onEvent);
-    else if (onEvent) observers.push(...onEvent);
-    return new RunEmitter({ ...options, onEvent: observers });
+    // The journal first, then the caller's observers; `options` is the caller's own object (ours to change).
+    options.onEvent =
+      onEvent === undefined
+        ? journal.observe
+        : typeof onEvent === 'function'
+          ? [journal.observe, onEvent]
+          : [journal.observe, ...onEvent];
+    return new RunEmitter(options);
   }
   return observed ? new RunEmitter(options) : SILENT;
 }

@@ -1,5 +1,12 @@
 import { selectContext } from '@bridle/context';
-import { ContextLimitError, type Message, type ModelResponse, type Usage } from '@bridle/protocol';
+import {
+  ContextLimitError,
+  type Message,
+  type ModelEndBody,
+  type ModelResponse,
+  type ToolCall,
+  type Usage,
+} from '@bridle/protocol';
 import { errorMessage, redactCredentials } from '@bridle/protocol/internal';
 import { budgetEnding, estimateStep } from './budget';
 import { type Ending, newBatch } from './loop-state';
@@ -16,6 +23,34 @@ import { uniqueCallIds } from './unique-call-ids';
 import { addUsage } from './usage';
 
 const NO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0 });
+const NO_CALLS: readonly ToolCall[] = Object.freeze([]);
+
+/** A step's `model_end` (fields written one by one, in the journal's order: no spreads of small objects). */
+function modelEndEvent(
+  step: number,
+  usage: Usage,
+  toolCalls: number,
+  response: ModelResponse,
+  answeredBy: string | undefined,
+  recorded: ToolCall[] | undefined,
+): Omit<ModelEndBody, 'durationMs'> {
+  const event: Omit<ModelEndBody, 'durationMs'> = {
+    type: 'model_end',
+    step,
+    usage,
+    toolCalls,
+    content: response.content,
+  };
+  if (response.finishReason !== undefined) event.finishReason = response.finishReason;
+  if (answeredBy !== undefined) event.model = answeredBy;
+  if (recorded !== undefined || response.providerData !== undefined) {
+    const journaled: NonNullable<ModelEndBody['response']> = {};
+    if (recorded !== undefined) journaled.toolCalls = recorded;
+    if (response.providerData !== undefined) journaled.providerData = response.providerData;
+    event.response = journaled;
+  }
+  return event;
+}
 
 /** The ending of a cancelled run. */
 export function cancelled(reason: CancelReason, timeoutMs: number | undefined): Ending {
@@ -146,7 +181,7 @@ export async function runLoop(run: RunContext): Promise<Ending> {
     if (reservation) await settleStep(run, reservation, outcome.ok ? (outcome.response.usage ?? NO_USAGE) : NO_USAGE);
     if (!outcome.ok) return { status: 'model_error', error: outcome.error };
     const { response } = outcome;
-    const calls = response.toolCalls === undefined ? [] : uniqueCallIds(state, response.toolCalls);
+    const calls = response.toolCalls === undefined ? NO_CALLS : uniqueCallIds(state, response.toolCalls);
     state.steps = step;
     // The id of the model that answered (behind a fallback) is journaled and returned: no credentials in it.
     const answeredBy = response.model === undefined ? undefined : redactCredentials(response.model);
@@ -155,23 +190,7 @@ export async function runLoop(run: RunContext): Promise<Ending> {
     const usage = response.usage ?? NO_USAGE;
     addUsage(state.usage, usage);
     const recorded = calls.length === 0 ? undefined : recordedCalls(calls);
-    emitter.emit({
-      type: 'model_end',
-      step,
-      usage,
-      toolCalls: calls.length,
-      content: response.content,
-      ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
-      ...(answeredBy === undefined ? {} : { model: answeredBy }),
-      ...(recorded === undefined && response.providerData === undefined
-        ? {}
-        : {
-            response: {
-              ...(recorded === undefined ? {} : { toolCalls: recorded }),
-              ...(response.providerData === undefined ? {} : { providerData: response.providerData }),
-            },
-          }),
-    });
+    emitter.emit(modelEndEvent(step, usage, calls.length, response, answeredBy, recorded));
     // A model response is durable before the run acts on it. With tool calls, the first `tool_start` flush
     // (or the one before asking for approvals) carries it: one append fewer per step.
     if (recorded === undefined) {
