@@ -31,7 +31,8 @@ export class RunScope {
   // race against.
   private readonly cancellable: boolean;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly onCallerAbort = () => this.cancel('aborted', this.callerSignal?.reason);
+  // Made only when there is a caller signal to listen on (a closure per run otherwise made for nothing).
+  private readonly onCallerAbort: (() => void) | undefined;
 
   constructor(options: { signal?: AbortSignal; timeoutMs?: number; cancellable?: boolean }) {
     this.callerSignal = options.signal;
@@ -41,8 +42,11 @@ export class RunScope {
       this.cancel('aborted', options.signal.reason);
       return;
     }
-    // Not `{ once: true }`: cancel() and dispose() remove it, and an options object costs per run.
-    options.signal?.addEventListener('abort', this.onCallerAbort);
+    if (options.signal) {
+      this.onCallerAbort = () => this.cancel('aborted', this.callerSignal?.reason);
+      // Not `{ once: true }`: cancel() and dispose() remove it, and an options object costs per run.
+      options.signal.addEventListener('abort', this.onCallerAbort);
+    }
     if (options.timeoutMs !== undefined) {
       const timeoutMs = options.timeoutMs;
       this.timer = setTimeout(
@@ -131,7 +135,7 @@ export class RunScope {
   dispose(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+    if (this.onCallerAbort) this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
     this.waiter = undefined;
     this.waiters?.clear();
   }
@@ -141,7 +145,7 @@ export class RunScope {
     this.reason = reason;
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+    if (this.onCallerAbort) this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
     this.cause = cause;
     const waiters = [...(this.waiter === undefined ? [] : [this.waiter]), ...(this.waiters ?? [])];
     this.waiter = undefined;

@@ -92,7 +92,7 @@ async function journaledSegment(
     journal,
   );
   emitter.emit(runStartEvent(start, journal !== undefined));
-  for (const decided of start.decided ?? []) emitter.emit(decided);
+  if (start.decided) for (const decided of start.decided) emitter.emit(decided);
   const { channels } = options;
   const scope = new RunScope({
     signal: options.signal,
