@@ -100,9 +100,10 @@ async function journaledSegment(
     cancellable: channels.length > 0,
   });
   const inbox = new RunInbox(scope);
-  // Listening before run_start is journaled: once the store says the run is running, a signal reaches it.
-  const listening = inbox.listen(channels, state.runId);
-  const stopListening = typeof listening === 'function' ? listening : await listening;
+  // Listening before run_start is journaled: once the store says the run is running, a signal reaches it. Awaited
+  // even without a channel: the first model call never starts in the same turn as runAgent's call (a caller that
+  // aborts right after calling it gets a run that called nothing, as before).
+  const stopListening = await inbox.listen(channels, state.runId);
   const link = new SegmentLink(options, state, scope, emitter);
   let ending: Ending;
   try {

@@ -214,6 +214,18 @@ describe.each<Cut>(['abort', 'timeout'])('cancellation by %s', (cut) => {
 });
 
 describe('cancellation details', () => {
+  it('an abort right after calling runAgent (no store) ends the run before any model call', async () => {
+    const model = scriptedModel(() => ({ content: 'never asked' }));
+    const controller = new AbortController();
+    const events = recorder();
+    const running = runAgent({ model, prompt: 'go', signal: controller.signal, onEvent: events.onEvent });
+    controller.abort();
+    const result = await running;
+    expect(result.status).toBe('aborted');
+    expect(model.requests).toHaveLength(0);
+    expect(events.types()).toEqual(['run_start', 'run_end']);
+  });
+
   it('an abort during a retry backoff wait ends the run at once (a deadline never does: see below)', async () => {
     const { result, events } = await cutRun('abort', (reached) => {
       const inner = scriptedModel([{ content: 'never' }]);
