@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newRunId } from '@bridle/core';
 import type { JobDecision, RunJobSpec } from '@bridle/queue';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DetachedRunResponse } from './answer-detached-run';
@@ -65,7 +65,7 @@ export async function answerQueuedRun(
   };
   // A detached run is followed for the server (to keep a pause's run id in the session), not for the request.
   if (detached === undefined) reply.raw.once('close', onClose);
-  const runId = chat.resume?.runId ?? randomUUID();
+  const runId = chat.resume?.runId ?? newRunId();
   const saveSession = chat.saveSession !== false;
   const streaming = detached === undefined && wantsEventStream(request.headers.accept);
   let stopWatching: (() => void) | undefined;

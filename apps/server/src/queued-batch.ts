@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { BatchResult } from '@bridle/batch';
+import { newRunId } from '@bridle/core';
 import { type JobQuotas, type QueuedJob, submitAll } from '@bridle/queue';
 import type { BatchJob } from './batch-jobs';
 import { type QueuedRuns, queuedModelId } from './queued-runs';
@@ -59,7 +59,7 @@ export async function runQueuedBatch(
     return {
       prompt: item.prompt,
       model,
-      runId: randomUUID(),
+      runId: newRunId(),
       // Journaled in the run's run_start by its worker: the run is the job's tenant's.
       tenant: job.tenant,
       ...(by === undefined ? {} : { by }),

@@ -2,6 +2,7 @@ export { Agent, type AgentOptions, type AgentRunOptions } from './agent';
 export { type AgentToolInfo, agentTool, type SubAgentOptions } from './agent-tool';
 export { JournalError } from './journal';
 export type { MemoryOptions, MemoryStrategy } from './memory';
+export { newRunId } from './new-run-id';
 export { type QuotaLimits, quotaGate } from './quota-gate';
 export {
   type LedgerDay,

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { ConfigError } from '@bridle/protocol';
 import type { LoopState } from './loop-state';
+import { newRunId } from './new-run-id';
 import { type ResolvedOptions, resolveOptions } from './resolve-options';
 import { runManifest } from './run-manifest';
 import { runSegment, type SegmentStart } from './run-segment';
@@ -31,7 +31,7 @@ export function runAgent<Output = unknown>(options: RunAgentOptions<Output>): Pr
     const resolved = resolveOptions(given);
     const started =
       resolved.runId === undefined
-        ? startRun(given, resolved, randomUUID())
+        ? startRun(given, resolved, newRunId())
         : givenRunId(resolved, resolved.runId).then((runId) => startRun(given, resolved, runId));
     return started as Promise<AgentResult<Output>>;
   } catch (error) {

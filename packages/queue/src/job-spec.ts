@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { newRunId } from '@bridle/core';
 import { ConfigError, describeValue, type Message } from '@bridle/protocol';
 
 /**
@@ -207,7 +208,7 @@ export function toSizedJobData(spec: RunJobSpec, maxPayloadBytes: number): { dat
   const cost = spec.maxCostUsd;
   if (cost !== undefined && (typeof cost !== 'number' || !Number.isFinite(cost) || cost <= 0))
     fail('maxCostUsd', 'a positive number of US dollars', cost);
-  const runId = spec.runId === undefined ? randomUUID() : checkId('runId', spec.runId);
+  const runId = spec.runId === undefined ? newRunId() : checkId('runId', spec.runId);
   const data: RunJobData = { ...spec, version: 1, runId };
   // A worker reading a job (no limit) need not serialise it again.
   const bytes = maxPayloadBytes === Number.POSITIVE_INFINITY ? 0 : Buffer.byteLength(JSON.stringify(data));

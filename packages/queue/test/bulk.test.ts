@@ -43,7 +43,8 @@ suite('@bridle/queue bulk enqueue', () => {
     expect(await queue.queue.count()).toBe(3001);
     expect((await queue.queue.getJob('item-7'))?.data).toMatchObject({ prompt: 'item 7', runId: 'item-7' });
     const fresh = await queue.enqueueMany([{ prompt: 'no id', model: 'test:two-step' }]);
-    expect(fresh[0]?.runId).toMatch(/^[0-9a-f-]{36}$/);
+    // A job without a runId gets a new time-ordered (version 7) run id.
+    expect(fresh[0]?.runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   it('enqueueMany checks every spec first: one refused spec enqueues nothing and is named by its index', async () => {

@@ -19,7 +19,7 @@ import {
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import { cancelRun } from '@bridle/core';
+import { cancelRun, newRunId } from '@bridle/core';
 import type { FastifyReply } from 'fastify';
 import { runSessionId } from '../run-views';
 import type { ServerContext } from '../server-context';
@@ -156,7 +156,7 @@ export class BridleA2AHandler implements A2ARequestHandler {
       }
       session = stored;
     }
-    return { session, turn: { kind: 'prompt', prompt: read.prompt }, runId: randomUUID() };
+    return { session, turn: { kind: 'prompt', prompt: read.prompt }, runId: newRunId() };
   }
 
   #facts(result: Awaited<ReturnType<typeof runSessionTurn>>): RunFacts {

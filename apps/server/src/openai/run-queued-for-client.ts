@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newRunId } from '@bridle/core';
 import type { Message } from '@bridle/protocol';
 import type { RunJobSpec } from '@bridle/queue';
 import type { FastifyReply } from 'fastify';
@@ -31,7 +31,7 @@ export async function runQueuedForClient(
     if (!reply.raw.writableFinished) slot.abort(new Error('the client disconnected'));
   };
   reply.raw.once('close', onClose);
-  const runId = randomUUID();
+  const runId = newRunId();
   const caller = callerOf(reply.request);
   const { instructions } = options.input;
   // A key revoked while its stream is open: the stream is cut and this server stops following; the run goes

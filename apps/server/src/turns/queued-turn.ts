@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newRunId } from '@bridle/core';
 import type { JobDecision, RunJobSpec } from '@bridle/queue';
 import type { FastifyReply } from 'fastify';
 import { acquireRunSlot } from '../answer-run';
@@ -43,7 +43,7 @@ export async function runQueuedTurn(
         onRevoked();
       })
     : undefined;
-  const runId = turn.kind === 'resume' ? turn.runId : (options.runId ?? randomUUID());
+  const runId = turn.kind === 'resume' ? turn.runId : (options.runId ?? newRunId());
   const skill = options.skill ?? session.skill;
   try {
     const { pendingRunId: _decided, ...rest } = session;
