@@ -84,4 +84,15 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       "each event's canonical time beside it: an append that neither starts nor ends a segment leaves the run's row alone, and a running run's updated time is its last event's",
     statements: ['ALTER TABLE bridle_run_events ADD COLUMN time TEXT'],
   },
+  {
+    version: 7,
+    description:
+      'the by-time indexes of runs and sessions in ascending order (read backwards for newest first): a new row goes at the right end, where SQLite appends to a full page cheaply, instead of at the left end, where every page split rebalances and leaves pages half full',
+    statements: [
+      'DROP INDEX bridle_runs_by_time',
+      'CREATE INDEX bridle_runs_by_time ON bridle_runs (updated_at, run_id)',
+      'DROP INDEX bridle_sessions_by_time',
+      'CREATE INDEX bridle_sessions_by_time ON bridle_sessions (updated_at, id)',
+    ],
+  },
 ];

@@ -79,6 +79,7 @@ describe('sqlite: opening', () => {
         { version: 4 },
         { version: 5 },
         { version: 6 },
+        { version: 7 },
       ]);
     });
   });
@@ -95,13 +96,13 @@ describe('sqlite: opening', () => {
     const store = await openStore(file);
     await store.appendEvents('r1', [eventsOf('r1').start(0)]);
     await store.close();
-    raw(file, (db) => db.prepare("INSERT INTO bridle_schema_version VALUES (7, '2030-01-01T00:00:00.000Z')").run());
+    raw(file, (db) => db.prepare("INSERT INTO bridle_schema_version VALUES (8, '2030-01-01T00:00:00.000Z')").run());
     const error = await configError(openStore(file));
-    expect(error.message).toContain(`the store at ${file} has schema version 7, newer than version 6`);
+    expect(error.message).toContain(`the store at ${file} has schema version 8, newer than version 7`);
     expect(error.message).toContain('Upgrade Bridle');
     raw(file, (db) => {
       expect(db.prepare('SELECT COUNT(*) AS n FROM bridle_run_events').get()).toEqual({ n: 1 });
-      expect(db.prepare('SELECT MAX(version) AS v FROM bridle_schema_version').get()).toEqual({ v: 7 });
+      expect(db.prepare('SELECT MAX(version) AS v FROM bridle_schema_version').get()).toEqual({ v: 8 });
     });
   });
 
@@ -116,12 +117,25 @@ describe('sqlite: opening', () => {
       const insert = db.prepare('INSERT INTO bridle_runs VALUES (?, ?, NULL, ?, ?, ?, 0)');
       insert.run('old-a', 'completed', 's1', '2026-11-01T00:00:01.000Z', '2026-11-01T00:00:01.000Z');
       insert.run('old-b', 'running', null, '2026-11-01T00:00:02.000Z', '2026-11-01T00:00:02.000Z');
+      const session = db.prepare('INSERT INTO bridle_sessions VALUES (?, ?, 0, ?, ?)');
+      for (const [id, time] of [
+        ['s1', '2026-11-01T00:00:01.000Z'],
+        ['s2', '2026-11-01T00:00:03.000Z'],
+        ['s3', '2026-11-01T00:00:02.000Z'],
+      ] as const) {
+        session.run(id, JSON.stringify({ id, messages: [], createdAt: time, updatedAt: time }), time, time);
+      }
     });
     const store = await openStore(file);
     try {
       expect((await store.listRuns({ status: 'completed' })).map((run) => run.runId)).toEqual(['old-a']);
       expect((await store.listRuns({ sessionId: 's1' })).map((run) => run.runId)).toEqual(['old-a']);
       expect((await store.listRuns()).map((run) => run.runId)).toEqual(['old-b', 'old-a']);
+      // The by-time indexes are ascending since version 7, read backwards: still newest first.
+      expect((await store.listSessions()).map((session) => session.id)).toEqual(['s2', 's3', 's1']);
+      expect(
+        (await store.listSessions({ before: '2026-11-01T00:00:03.000Z', limit: 1 })).map((session) => session.id),
+      ).toEqual(['s3']);
     } finally {
       await store.close();
     }
@@ -133,6 +147,7 @@ describe('sqlite: opening', () => {
         { version: 4 },
         { version: 5 },
         { version: 6 },
+        { version: 7 },
       ]);
       const indexes = db
         .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'bridle_runs' ORDER BY name")
@@ -141,8 +156,11 @@ describe('sqlite: opening', () => {
         'CREATE INDEX bridle_runs_by_session ON bridle_runs (session_id)',
         'CREATE INDEX bridle_runs_by_status ON bridle_runs (status)',
         'CREATE INDEX bridle_runs_by_tenant ON bridle_runs (tenant)',
-        'CREATE INDEX bridle_runs_by_time ON bridle_runs (updated_at DESC, run_id DESC)',
+        'CREATE INDEX bridle_runs_by_time ON bridle_runs (updated_at, run_id)',
       ]);
+      expect(
+        db.prepare("SELECT sql FROM sqlite_master WHERE name = 'bridle_sessions_by_time'").get() as { sql: string },
+      ).toEqual({ sql: 'CREATE INDEX bridle_sessions_by_time ON bridle_sessions (updated_at, id)' });
     });
   });
 
