@@ -13,10 +13,10 @@ interface PendingWrite {
 }
 
 /**
- * Group commit: the writes asked for in one turn of the event loop are committed together, each in its
- * own savepoint, by one transaction, so concurrent runs share one `fsync` instead of paying one each.
- * Every write still resolves only once its commit is durable, in the order asked; a write that throws is
- * rolled back alone and rejects alone; a transaction that cannot begin or commit rejects every write in it
+ * Group commit: the writes asked for in one turn of the event loop are committed together by one
+ * transaction, so concurrent runs share one `fsync` instead of paying one each. Every write still resolves
+ * only once its commit is durable, in the order asked; a write that throws is rolled back alone and rejects
+ * alone (the batch is then run again with each write in its own savepoint); a transaction that cannot begin or commit rejects every write in it
  * with that error (`mapError` turns driver errors into the store's).
  */
 export class GroupCommit {
@@ -63,6 +63,7 @@ export class GroupCommit {
       write.resolve(value);
       return;
     }
+    if (this.#commitWithoutSavepoints(batch)) return;
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
       this.#db.transaction(() => {
@@ -86,4 +87,36 @@ export class GroupCommit {
       else write.reject(outcome.value);
     }
   };
+
+  /**
+   * Runs `batch` in one transaction without savepoints (each costs two statements, and a copy into the
+   * sub-journal of every page the write changes), settling every write when it commits. Returns false,
+   * having settled nothing, when a write threw: the transaction rolled back whole, and the caller runs the
+   * batch again with each write in its own savepoint (so only that write rejects). A write is a function of
+   * the database, so running it again after a rollback is as running it the first time.
+   */
+  #commitWithoutSavepoints(batch: PendingWrite[]): boolean {
+    const values: unknown[] = [];
+    let thrown = false;
+    try {
+      this.#db.transaction(() => {
+        values.length = 0;
+        for (const write of batch) {
+          try {
+            values.push(write.operation());
+          } catch (error) {
+            thrown = true;
+            throw error;
+          }
+        }
+      });
+    } catch (error) {
+      if (thrown) return false;
+      const mapped = this.#mapError(error);
+      for (const write of batch) write.reject(mapped);
+      return true;
+    }
+    for (const [index, write] of batch.entries()) write.resolve(values[index]);
+    return true;
+  }
 }

@@ -310,6 +310,20 @@ describe('sqlite: opening', () => {
     expect((await store.readRun('a'))?.events).toHaveLength(2);
     expect((await store.readRun('c'))?.events).toHaveLength(1);
     expect((await store.getSession('s1'))?.id).toBe('s1');
+    // The batch ran twice (without savepoints, rolled back at the conflict, then with them): what the first
+    // run kept of 'a' and 'c' was dropped with its rollback, and their next appends read the committed rows.
+    await store.appendEvents('a', [a.modelEnd(2)]);
+    await store.appendEvents('c', [c.modelStart(1)]);
+    expect((await store.readRun('a'))?.events.map((event) => event.sequence)).toEqual([0, 1, 2]);
+    expect((await store.readRun('c'))?.events.map((event) => event.sequence)).toEqual([0, 1]);
+    // A batch in which nothing throws commits every write.
+    const both = await Promise.all([store.appendEvents('a', [a.end(3)]), store.appendEvents('c', [c.end(2)])]);
+    expect(both).toEqual([undefined, undefined]);
+    expect((await store.listRuns()).map((run) => [run.runId, run.status]).sort()).toEqual([
+      ['a', 'completed'],
+      ['b', 'running'],
+      ['c', 'completed'],
+    ]);
     await store.close();
   });
 
