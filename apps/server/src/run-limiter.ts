@@ -57,21 +57,9 @@ export class RunLimiter {
     if (this.#running.size >= this.#max) return 'full';
     const held = this.#byTenant.get(tenant) ?? 0;
     if (held >= perTenant) return 'tenant';
-    const slot = this.#slot(connection);
+    const slot = this.#slot(connection, tenant);
     this.#byTenant.set(tenant, held + 1);
-    let released = false;
-    return {
-      signal: slot.signal,
-      abort: (reason) => slot.abort(reason),
-      release: () => {
-        if (released) return;
-        released = true;
-        const left = (this.#byTenant.get(tenant) ?? 1) - 1;
-        if (left === 0) this.#byTenant.delete(tenant);
-        else this.#byTenant.set(tenant, left);
-        slot.release();
-      },
-    };
+    return slot;
   }
 
   /** Waits for a slot; resolves undefined if `signal` aborts first. */
@@ -102,26 +90,26 @@ export class RunLimiter {
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
-  #slot(connection?: object): RunSlot {
+  #slot(connection?: object, tenant?: string): RunSlot {
     let controller = connection && this.#byConnection.get(connection);
     if (controller === undefined || controller.signal.aborted || this.#running.has(controller)) {
       controller = new AbortController();
       if (connection) this.#byConnection.set(connection, controller);
     }
-    const own = controller;
-    this.#running.add(own);
-    let released = false;
-    return {
-      signal: own.signal,
-      abort: (reason) => own.abort(reason),
-      release: () => {
-        if (released) return;
-        released = true;
-        this.#running.delete(own);
-        this.#next();
-      },
-    };
+    this.#running.add(controller);
+    return new Slot(controller, tenant, this.#released);
   }
+
+  /** Gives back the place of a released slot (called once per slot). */
+  readonly #released = (controller: AbortController, tenant: string | undefined): void => {
+    if (tenant !== undefined) {
+      const left = (this.#byTenant.get(tenant) ?? 1) - 1;
+      if (left === 0) this.#byTenant.delete(tenant);
+      else this.#byTenant.set(tenant, left);
+    }
+    this.#running.delete(controller);
+    this.#next();
+  };
 
   #next(): void {
     const waiter = this.#waiters.shift();
@@ -135,5 +123,37 @@ export class RunLimiter {
       this.#idle = [];
       for (const resolve of idle) resolve();
     }
+  }
+}
+
+/** One slot: an object of one class (no closures per run), released at most once. */
+class Slot implements RunSlot {
+  readonly #controller: AbortController;
+  readonly #tenant: string | undefined;
+  #release: ((controller: AbortController, tenant: string | undefined) => void) | undefined;
+
+  constructor(
+    controller: AbortController,
+    tenant: string | undefined,
+    release: (controller: AbortController, tenant: string | undefined) => void,
+  ) {
+    this.#controller = controller;
+    this.#tenant = tenant;
+    this.#release = release;
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.#controller.abort(reason);
+  }
+
+  release(): void {
+    const release = this.#release;
+    if (release === undefined) return;
+    this.#release = undefined;
+    release(this.#controller, this.#tenant);
   }
 }
