@@ -263,12 +263,13 @@ export function createServer(options: ServerOptions = {}): BridleServer {
   // Only JSON bodies: Fastify's default text/plain parser would let a cross-site form or `fetch` without a
   // preflight reach the routes; such a request gets 415 with the content type to use instead.
   app.removeContentTypeParser('text/plain');
-  // Callback-style hooks: they run on every request, and async ones cost a promise each.
+  // Callback-style hooks: they run on every request, and async ones cost a promise each. One hook does both
+  // (the request id first, so a refused request's answer carries it too): each hook is a step per request.
+  const checkHostAndOrigin = hostOriginGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.corsOrigins });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    checkHostAndOrigin(request, reply, done);
   });
-  app.addHook('onRequest', hostOriginGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.corsOrigins }));
   // While shutting down, a finished response also ends its connection, so clients reconnect elsewhere.
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (context.state.shuttingDown) reply.header('connection', 'close');

@@ -28,6 +28,9 @@ const EVERY_SCOPE: ReadonlySet<Scope> = new Set(SCOPES);
 /** The caller of a server with neither `BRIDLE_API_TOKEN` nor a keys file (loopback only): tenant `default`, every scope. */
 export const OPEN_CALLER: Caller = { tenant: DEFAULT_TENANT, scopes: EVERY_SCOPE };
 
+/** The quotas of a tenant without any (one shared object: asked on every request). */
+const NO_QUOTAS: TenantQuotas = Object.freeze({});
+
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
 declare module 'fastify' {
@@ -131,7 +134,7 @@ export class TenantAuth {
 
   /** The quotas of `tenant` from the keys file (none: `{}`). */
   quotasOf(tenant: string): TenantQuotas {
-    return this.#quotas.get(tenant) ?? {};
+    return this.#quotas.get(tenant) ?? NO_QUOTAS;
   }
 
   /** Calls `listener` after each reload of the keys file; returns the function that stops it. */

@@ -36,6 +36,19 @@ describe('Host header (DNS rebinding)', () => {
     expect(calls).toBe(0);
   });
 
+  it("gives a refused request its request id: the x-request-id header is the error's requestId", async () => {
+    const server = await startTestServer({ model: echoModel() });
+    const refused = await rawRequest(server.url, {
+      method: 'POST',
+      path: '/api/chat',
+      headers: { host: 'attacker.example', 'content-type': 'application/json' },
+      body: CHAT,
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(refused.body).error.requestId).toBe(refused.headers['x-request-id']);
+  });
+
   it('judges each request by its own Host: an accepted one before does not let a foreign one through', async () => {
     const server = await startTestServer({ model: echoModel() });
     const port = new URL(server.url).port;
