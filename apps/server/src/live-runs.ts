@@ -11,7 +11,8 @@ interface LiveRun {
   tenant: string;
   /** Every event of the current segment so far (`run_start` first), the run's own only. */
   events: RunEvent[];
-  listeners: Set<LiveListener>;
+  /** Made by the first follower: most runs have none. */
+  listeners: Set<LiveListener> | undefined;
 }
 
 /**
@@ -29,14 +30,15 @@ export class LiveRuns {
       if (event.runId !== runId || event.parentRunId !== undefined) return;
       let run = this.#runs.get(runId);
       if (event.type === 'run_start' || !run) {
-        run = { tenant, events: [], listeners: run?.listeners ?? new Set() };
+        run = { tenant, events: [], listeners: run?.listeners };
         this.#runs.set(runId, run);
       }
       run.events.push(event);
-      for (const listener of run.listeners) listener.event(event);
+      const listeners = run.listeners;
+      if (listeners !== undefined) for (const listener of listeners) listener.event(event);
       if (event.type === 'run_end') {
         this.#runs.delete(runId);
-        for (const listener of run.listeners) listener.end();
+        if (listeners !== undefined) for (const listener of listeners) listener.end();
       }
     };
   }
@@ -48,8 +50,10 @@ export class LiveRuns {
   follow(runId: string, listener: LiveListener): { tenant: string; events: RunEvent[]; stop(): void } | undefined {
     const run = this.#runs.get(runId);
     if (!run) return undefined;
-    run.listeners.add(listener);
-    return { tenant: run.tenant, events: [...run.events], stop: () => run.listeners.delete(listener) };
+    const listeners = run.listeners ?? new Set();
+    run.listeners = listeners;
+    listeners.add(listener);
+    return { tenant: run.tenant, events: [...run.events], stop: () => listeners.delete(listener) };
   }
 
   /**
@@ -60,7 +64,7 @@ export class LiveRuns {
     const run = this.#runs.get(runId);
     if (!run) return;
     this.#runs.delete(runId);
-    for (const listener of run.listeners) listener.end();
+    if (run.listeners !== undefined) for (const listener of run.listeners) listener.end();
   }
 
   /** True while a segment of `runId` runs in this process. */

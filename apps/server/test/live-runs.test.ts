@@ -32,6 +32,29 @@ describe('LiveRuns', () => {
     expect(live.has('run-1')).toBe(false);
   });
 
+  it('keeps its followers from one segment to the next; a follower that stopped gets nothing more', () => {
+    const live = new LiveRuns();
+    const observe = live.observer('run-1', 'default');
+    observe({ ...at(0), type: 'run_start', model: 'm' } as RunEvent);
+    const kept: number[] = [];
+    const stopped: number[] = [];
+    live.follow('run-1', { event: (event) => kept.push(event.sequence), end: () => kept.push(-1) });
+    const leaving = live.follow('run-1', {
+      event: (event) => stopped.push(event.sequence),
+      end: () => stopped.push(-1),
+    });
+    observe({ ...at(1), type: 'model_start', step: 1, attempt: 1 } as RunEvent);
+    leaving?.stop();
+    // A new segment's run_start (a resumed run) starts its event list again; the followers stay.
+    observe({ ...at(2), type: 'run_start', model: 'm' } as RunEvent);
+    expect(live.follow('run-1', { event: () => {}, end: () => {} })?.events.map((event) => event.sequence)).toEqual([
+      2,
+    ]);
+    live.settle('run-1');
+    expect(kept).toEqual([1, 2, -1]);
+    expect(stopped).toEqual([1]);
+  });
+
   it('ends the followers of a segment that settled without run_end', () => {
     const live = new LiveRuns();
     live.observer('run-1', 'default')({ ...at(0), type: 'run_start', model: 'm' } as RunEvent);
