@@ -79,14 +79,59 @@ export function transcriptChars(messages: readonly Message[]): number {
 }
 
 /**
- * Sessions in a `Map` kept in least-recently-used order: a read or a write touches a session and moves it
- * to the end, so expired sessions are found from the front (amortised O(1) per call) and the eviction
- * victim is always the first entry. Nothing is kept after `idleMs` without use; never more than
- * `maxSessions`, nor more than `maxChars` characters of transcripts together.
+ * The JSON length of `messages` for {@link MemorySessionStore}: a transcript that continues the one `previous`
+ * held (the same message objects first, as a turn leaves them) adds only its new messages' lengths. Lengths
+ * measured before are read from the cache, new ones are not added to it: a WeakMap entry per saved message
+ * cost more (its insertion and its weak-key work in every GC) than measuring the turn's few new messages.
+ */
+function heldChars(messages: readonly Message[], previous: Held | undefined): number {
+  let chars = 0;
+  let from = 0;
+  const before = previous?.session.messages;
+  // The same array again may have been changed in place since: it is measured anew.
+  if (before !== undefined && before !== messages && before.length <= messages.length) {
+    let same = true;
+    for (let index = 0; index < before.length; index += 1) {
+      if (before[index] !== messages[index]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) {
+      chars = (previous as Held).chars;
+      from = before.length;
+    }
+  }
+  for (let index = from; index < messages.length; index += 1) {
+    const message = messages[index] as Message;
+    chars += messageChars.get(message) ?? JSON.stringify(message).length;
+  }
+  return chars;
+}
+
+/** A session held by {@link MemorySessionStore}: a link of its least-recently-used list. */
+interface Held {
+  session: Session;
+  /** The JSON length of its transcript, measured when it was stored. */
+  chars: number;
+  /** The session used just before (toward the oldest), and just after (toward the newest). */
+  older: Held | undefined;
+  newer: Held | undefined;
+}
+
+/**
+ * Sessions in a `Map` by id, and in a doubly linked list in least-recently-used order: a read or a write
+ * touches a session and moves it to the end, so expired sessions are found from the front (amortised O(1)
+ * per call) and the eviction victim is always the first one. (A `Map`'s own order served before, but each
+ * session deleted at its front left a hole that every later walk from the front stepped over until the next
+ * rehash: several microseconds per request with a full store.) Nothing is kept after `idleMs` without use;
+ * never more than `maxSessions`, nor more than `maxChars` characters of transcripts together.
  */
 export class MemorySessionStore implements SessionStore {
-  readonly #sessions = new Map<string, Session>();
-  readonly #chars = new Map<string, number>();
+  readonly #sessions = new Map<string, Held>();
+  /** The least recently used session, and the most recently used one. */
+  #oldest: Held | undefined;
+  #newest: Held | undefined;
   readonly #max: number;
   readonly #maxChars: number;
   readonly #idleMs: number;
@@ -114,18 +159,19 @@ export class MemorySessionStore implements SessionStore {
 
   get(id: string): Session | undefined {
     this.#sweep();
-    const session = this.#sessions.get(id);
-    if (!session) return undefined;
-    session.updatedAt = this.#now();
-    this.#sessions.delete(id);
-    this.#sessions.set(id, session);
-    return session;
+    const held = this.#sessions.get(id);
+    if (!held) return undefined;
+    held.session.updatedAt = this.#now();
+    this.#unlink(held);
+    this.#append(held);
+    return held.session;
   }
 
   set(session: Session): void {
     this.#sweep();
+    const previous = this.#sessions.get(session.id);
+    const chars = heldChars(session.messages, previous);
     this.#remove(session.id);
-    const chars = transcriptChars(session.messages);
     const kept: Session = {
       id: session.id,
       messages: session.messages,
@@ -135,12 +181,13 @@ export class MemorySessionStore implements SessionStore {
     if (session.skill !== undefined) kept.skill = session.skill;
     if (session.pendingRunId !== undefined) kept.pendingRunId = session.pendingRunId;
     if (session.tenant !== undefined) kept.tenant = session.tenant;
-    this.#sessions.set(session.id, kept);
-    this.#chars.set(session.id, chars);
+    const held: Held = { session: kept, chars, older: undefined, newer: undefined };
+    this.#sessions.set(session.id, held);
+    this.#append(held);
     this.#total += chars;
     // The session just stored is the newest, so it is the last to go.
     while (this.#sessions.size > this.#max || (this.#total > this.#maxChars && this.#sessions.size > 1)) {
-      this.#remove(this.#sessions.keys().next().value as string);
+      this.#remove((this.#oldest as Held).session.id);
     }
   }
 
@@ -152,7 +199,8 @@ export class MemorySessionStore implements SessionStore {
   list(query: { limit: number; before?: number; tenant?: string }): SessionListing[] {
     this.#sweep();
     const rows: SessionListing[] = [];
-    for (const session of [...this.#sessions.values()].reverse()) {
+    for (let held = this.#newest; held !== undefined; held = held.older) {
+      const session = held.session;
       if (rows.length >= query.limit) break;
       if (query.before !== undefined && session.updatedAt >= query.before) continue;
       if (query.tenant !== undefined && (session.tenant ?? DEFAULT_TENANT) !== query.tenant) continue;
@@ -169,17 +217,37 @@ export class MemorySessionStore implements SessionStore {
   }
 
   #remove(id: string): boolean {
-    if (!this.#sessions.delete(id)) return false;
-    this.#total -= this.#chars.get(id) ?? 0;
-    this.#chars.delete(id);
+    const held = this.#sessions.get(id);
+    if (held === undefined) return false;
+    this.#sessions.delete(id);
+    this.#unlink(held);
+    this.#total -= held.chars;
     return true;
+  }
+
+  /** Puts `held` at the end of the list (the most recently used). */
+  #append(held: Held): void {
+    held.older = this.#newest;
+    held.newer = undefined;
+    if (this.#newest === undefined) this.#oldest = held;
+    else this.#newest.newer = held;
+    this.#newest = held;
+  }
+
+  /** Takes `held` out of the list. */
+  #unlink(held: Held): void {
+    if (held.older === undefined) this.#oldest = held.newer;
+    else held.older.newer = held.newer;
+    if (held.newer === undefined) this.#newest = held.older;
+    else held.newer.older = held.older;
+    held.older = undefined;
+    held.newer = undefined;
   }
 
   #sweep(): void {
     const cutoff = this.#now() - this.#idleMs;
-    for (const [id, session] of this.#sessions) {
-      if (session.updatedAt > cutoff) break;
-      this.#remove(id);
+    while (this.#oldest !== undefined && this.#oldest.session.updatedAt <= cutoff) {
+      this.#remove(this.#oldest.session.id);
     }
   }
 }

@@ -56,6 +56,47 @@ describe('MemorySessionStore', () => {
     expect(store.size).toBe(0);
   });
 
+  it("counts a transcript's characters across turns, and anew for an array changed in place", () => {
+    const store = new MemorySessionStore({ maxSessions: 10, idleMs: 1_000_000 });
+    const size = (messages: object[]) =>
+      messages.reduce((sum: number, message) => sum + JSON.stringify(message).length, 0);
+    const first = [{ role: 'user' as const, content: 'one' }];
+    store.set({ id: 'a', messages: first, createdAt: 0, updatedAt: 0 });
+    expect(store.chars).toBe(size(first));
+    // The next turn continues the same message objects (as the routes do).
+    const second = [
+      ...first,
+      { role: 'assistant' as const, content: 'two' },
+      { role: 'user' as const, content: 'three' },
+    ];
+    store.set({ id: 'a', messages: second, createdAt: 0, updatedAt: 0 });
+    expect(store.chars).toBe(size(second));
+    // A transcript that does not continue the held one is measured whole.
+    const other = [{ role: 'user' as const, content: 'something else entirely' }];
+    store.set({ id: 'a', messages: other, createdAt: 0, updatedAt: 0 });
+    expect(store.chars).toBe(size(other));
+    // The same array, grown in place, is measured anew.
+    other.push({ role: 'user' as const, content: 'pushed' });
+    store.set({ id: 'a', messages: other, createdAt: 0, updatedAt: 0 });
+    expect(store.chars).toBe(size(other));
+    store.set({ id: 'b', messages: first, createdAt: 0, updatedAt: 0 });
+    expect(store.chars).toBe(size(other) + size(first));
+    store.delete('a');
+    expect(store.chars).toBe(size(first));
+  });
+
+  it('lists the most recently used first; a read moves a session to the end', () => {
+    let now = 0;
+    const store = new MemorySessionStore({ maxSessions: 10, idleMs: 1_000_000, now: () => now++ });
+    for (const id of ['a', 'b', 'c']) store.set(session(id));
+    store.get('a');
+    expect(store.list({ limit: 10 }).map((row) => row.id)).toEqual(['a', 'c', 'b']);
+    expect(store.list({ limit: 2 }).map((row) => row.id)).toEqual(['a', 'c']);
+    store.delete('c');
+    store.set(session('d'));
+    expect(store.list({ limit: 10 }).map((row) => row.id)).toEqual(['d', 'a', 'b']);
+  });
+
   it('evicts the least recently used beyond maxSessions and deletes on request', () => {
     let now = 0;
     const store = new MemorySessionStore({ maxSessions: 2, idleMs: 1_000_000, now: () => now++ });
