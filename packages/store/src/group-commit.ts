@@ -16,8 +16,8 @@ interface PendingWrite {
  * Group commit: the writes asked for in one turn of the event loop are committed together by one
  * transaction, so concurrent runs share one `fsync` instead of paying one each. Every write still resolves
  * only once its commit is durable, in the order asked; a write that throws is rolled back alone and rejects
- * alone (the batch is then run again with each write in its own savepoint); a transaction that cannot begin or commit rejects every write in it
- * with that error (`mapError` turns driver errors into the store's).
+ * alone (the batch is then run again with each write in its own savepoint); a transaction that cannot begin
+ * or commit rejects every write in it with that error (`mapError` turns driver errors into the store's).
  */
 export class GroupCommit {
   readonly #db: GroupCommitDatabase;
@@ -100,7 +100,6 @@ export class GroupCommit {
     let thrown = false;
     try {
       this.#db.transaction(() => {
-        values.length = 0;
         for (const write of batch) {
           try {
             values.push(write.operation());
