@@ -1,6 +1,6 @@
 import type { BatchResult } from '@bridle/batch';
 import { newRunId } from '@bridle/core';
-import { type JobQuotas, type QueuedJob, submitAll } from '@bridle/queue';
+import type { JobQuotas, QueuedJob } from '@bridle/queue';
 import type { BatchJob } from './batch-jobs';
 import { type QueuedRuns, queuedModelId } from './queued-runs';
 import type { BatchBody, BatchItemBody } from './schemas';
@@ -87,6 +87,8 @@ export async function runQueuedBatch(
     };
   };
   const signal = job.controller.signal;
+  // Loaded here, as the queue itself is (queued-runs.ts): a server without Redis never loads BullMQ.
+  const { submitAll } = await import('@bridle/queue');
   await submitAll(runs.queue, specs, {
     signal,
     onSettled: (settled, index) => {
