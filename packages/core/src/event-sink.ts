@@ -1,11 +1,16 @@
 import { RunEmitter, type RunEmitterOptions } from '@bridle/events';
 import type { Journal } from './journal';
 
-/** What the loop needs of an emitter: `emit` and `forward` (neither throws). */
-export type EventSink = Pick<RunEmitter, 'emit' | 'forward'>;
+/**
+ * What the loop needs of an emitter: `emit`, `emitOwned` and `forward` (none throws). The loop's own events of
+ * every step (`model_start`, `model_end`, `run_start`, `run_end`) are made with the stamp's keys in place
+ * (`runId: ''`, `sequence: 0`, `timestamp: ''` after `type`) and go to `emitOwned`, which stamps them without a
+ * copy.
+ */
+export type EventSink = Pick<RunEmitter, 'emit' | 'emitOwned' | 'forward'>;
 
 // Nobody listens: stamping events (ISO time, durations) would be pure overhead on every step.
-const SILENT: EventSink = { emit: () => undefined, forward: () => undefined };
+const SILENT: EventSink = { emit: () => undefined, emitOwned: () => undefined, forward: () => undefined };
 
 /** True for the sink that drops every event (nobody observes the run). */
 export function isSilent(sink: EventSink): boolean {

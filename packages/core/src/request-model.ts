@@ -56,7 +56,7 @@ export async function requestModel(run: RunContext, request: StepRequest): Promi
   // Only a streamed call hears text deltas: no closure made for the others.
   const onTextDelta = options.stream ? (text: string) => emitter.emit({ type: 'text_delta', step, text }) : ignore;
   for (let attempt = 1; ; attempt++) {
-    emitter.emit({ type: 'model_start', step, attempt });
+    emitter.emitOwned({ type: 'model_start', runId: '', sequence: 0, timestamp: '', step, attempt });
     const call = scope.child();
     let failure: unknown;
     try {

@@ -1,4 +1,5 @@
 import { selectContext } from '@bridle/context';
+import type { OwnedEventInput } from '@bridle/events';
 import {
   ContextLimitError,
   type Message,
@@ -33,9 +34,13 @@ function modelEndEvent(
   response: ModelResponse,
   answeredBy: string | undefined,
   recorded: ToolCall[] | undefined,
-): Omit<ModelEndBody, 'durationMs'> {
-  const event: Omit<ModelEndBody, 'durationMs'> = {
+): OwnedEventInput {
+  const event: Omit<ModelEndBody, 'durationMs'> & OwnedEventInput = {
     type: 'model_end',
+    // The stamp's keys, written by emitOwned.
+    runId: '',
+    sequence: 0,
+    timestamp: '',
     step,
     usage,
     toolCalls,
@@ -190,7 +195,7 @@ export async function runLoop(run: RunContext): Promise<Ending> {
     const usage = response.usage ?? NO_USAGE;
     addUsage(state.usage, usage);
     const recorded = calls.length === 0 ? undefined : recordedCalls(calls);
-    emitter.emit(modelEndEvent(step, usage, calls.length, response, answeredBy, recorded));
+    emitter.emitOwned(modelEndEvent(step, usage, calls.length, response, answeredBy, recorded));
     // A model response is durable before the run acts on it. With tool calls, the first `tool_start` flush
     // (or the one before asking for approvals) carries it: one append fewer per step.
     if (recorded === undefined) {

@@ -1,3 +1,4 @@
+import type { OwnedEventInput } from '@bridle/events';
 import { type ApprovalDecidedBody, ConfigError, type RunEndBody, type RunStartBody } from '@bridle/protocol';
 import { errorMessage, redactCredentials } from '@bridle/protocol/internal';
 import { signDecisions } from './decision-signature';
@@ -91,7 +92,7 @@ async function journaledSegment(
     },
     journal,
   );
-  emitter.emit(runStartEvent(start, journal !== undefined));
+  emitter.emitOwned(runStartEvent(start, journal !== undefined));
   if (start.decided) for (const decided of start.decided) emitter.emit(decided);
   const { channels } = options;
   const scope = new RunScope({
@@ -126,7 +127,7 @@ async function journaledSegment(
   if (ending.paused) inbox.keep(emitter);
   const result = resultOf(state, ending);
   if (ending.paused) pauseResult(result, ending.paused, { options, state, start, emitter, journaled: !!journal });
-  emitter.emit(runEndEvent(result));
+  emitter.emitOwned(runEndEvent(result));
   if (journal) await journal.flush();
   return result;
 }
@@ -138,17 +139,25 @@ async function journaledSegment(
  * observed and sent to OpenTelemetry: an `openai-compatible:` URL's user info and query string (where keys
  * travel) stay out of it.
  */
-function runStartEvent(start: SegmentStart, journaled: boolean): RunStartBody {
-  const event = { type: 'run_start', ...start.runStart } as RunStartBody;
+function runStartEvent(start: SegmentStart, journaled: boolean): RunStartBody & OwnedEventInput {
+  // The stamp's keys first (written by emitOwned), then the body as it was given.
+  const event = Object.assign(
+    { type: 'run_start', runId: '', sequence: 0, timestamp: '' },
+    start.runStart,
+  ) as RunStartBody & OwnedEventInput;
   event.model = redactCredentials(start.runStart.model);
   if (journaled) event.segmentId = newSegmentId();
   return event;
 }
 
 /** A segment's `run_end`, from its result (fields written one by one, in the journal's order: no spreads). */
-function runEndEvent(result: AgentResult): Omit<RunEndBody, 'durationMs'> {
-  const event: Omit<RunEndBody, 'durationMs'> = {
+function runEndEvent(result: AgentResult): OwnedEventInput {
+  const event: Omit<RunEndBody, 'durationMs'> & OwnedEventInput = {
     type: 'run_end',
+    // The stamp's keys, written by emitOwned.
+    runId: '',
+    sequence: 0,
+    timestamp: '',
     status: result.status,
     steps: result.steps,
     toolCalls: result.toolCalls,

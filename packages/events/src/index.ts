@@ -11,7 +11,7 @@ export type {
   OtelSpan,
   OtelTracer,
 } from './otel-types';
-export { RunEmitter, type RunEmitterOptions } from './run-emitter';
+export { type OwnedEventInput, RunEmitter, type RunEmitterOptions } from './run-emitter';
 export { type EventSummary, summarizeEvents, type ToolSummary } from './summarize-events';
 export { toJsonLine } from './to-json-line';
 export type {

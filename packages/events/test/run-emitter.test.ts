@@ -152,6 +152,45 @@ describe('RunEmitter', () => {
     expect(event).toMatchObject({ runId: 'real', sequence: 0, durationMs: 0 });
   });
 
+  it('emitOwned stamps an event made with the stamp keys in place: the same fields, order and numbers as emit', () => {
+    const copied: RunEvent[] = [];
+    const owned: RunEvent[] = [];
+    const byCopy = new RunEmitter({ runId: 'r', onEvent: (event) => copied.push(event) });
+    const inPlace = new RunEmitter({ runId: 'r', onEvent: (event) => owned.push(event) });
+    const stampKeys = { runId: '', sequence: 0, timestamp: '' };
+    const modelStart = { type: 'model_start', ...stampKeys, step: 1, attempt: 1 } as const;
+    byCopy.emit({ type: 'run_start', model: 'm', prompt: 'hi' });
+    inPlace.emit({ type: 'run_start', model: 'm', prompt: 'hi' });
+    byCopy.emit({ type: 'model_start', step: 1, attempt: 1 });
+    expect(inPlace.emitOwned(modelStart)).toBe(modelStart);
+    vi.advanceTimersByTime(1001);
+    byCopy.emit({ type: 'model_end', step: 1, usage, toolCalls: 0, content: 'ok' });
+    inPlace.emitOwned({ type: 'model_end', ...stampKeys, step: 1, usage, toolCalls: 0, content: 'ok' });
+    vi.advanceTimersByTime(2);
+    byCopy.emit({ type: 'run_end', status: 'completed', steps: 1, toolCalls: 0, usage, answer: 'ok' });
+    inPlace.emitOwned({
+      type: 'run_end',
+      ...stampKeys,
+      status: 'completed',
+      steps: 1,
+      toolCalls: 0,
+      usage,
+      answer: 'ok',
+    });
+    expect(inPlace.emitOwned({ type: 'model_start', ...stampKeys, step: 2, attempt: 1 })).toBeUndefined();
+
+    expect(owned).toEqual(copied);
+    expect(owned.map((event) => Object.keys(event))).toEqual(copied.map((event) => Object.keys(event)));
+    expect(owned.map((event) => JSON.stringify(event))).toEqual(copied.map((event) => JSON.stringify(event)));
+    expect(owned[2]).toMatchObject({
+      runId: 'r',
+      sequence: 2,
+      timestamp: '2025-01-31T12:00:01.001Z',
+      durationMs: 1001,
+    });
+    expect(owned[3]).toMatchObject({ sequence: 3, durationMs: 1003 });
+  });
+
   it('emits run_end once and ignores everything after it', () => {
     const events: RunEvent[] = [];
     const emitter = new RunEmitter({ runId: 'r', onEvent: (event) => events.push(event) });
