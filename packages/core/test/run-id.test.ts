@@ -7,8 +7,10 @@ import path from 'node:path';
 import type { Tool } from '@bridle/protocol';
 import { openStore } from '@bridle/store';
 import { scriptedModel } from '@bridle/testing';
+import { v7 } from 'uuid';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { newRunId, resumeRun, runAgent } from '../src/index';
+import { runIdOf } from '../src/new-run-id';
 import { call } from './helpers';
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -41,6 +43,40 @@ describe('newRunId', () => {
     expect(new Set(sameMs).size).toBe(1000);
     // The bits after the time are random, not a per-process counter: ids of one millisecond are not made in order.
     expect([...sameMs].sort()).not.toEqual(sameMs);
+  });
+});
+
+describe('runIdOf', () => {
+  it('writes the id uuid v7({ msecs, random }) makes of the same bytes (seed 35: 2000 cases)', () => {
+    let seed = 35;
+    const next = () => {
+      // xorshift32: fixed, reproducible bytes and times.
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return seed >>> 0;
+    };
+    const bytes = new Uint8Array(64);
+    const times = [0, 1, 0xff, 0x1_0000_0000, Date.UTC(2026, 11, 8), 2 ** 48 - 1];
+    for (let index = 0; index < 2000; index++) {
+      for (let at = 0; at < bytes.length; at++) bytes[at] = next() & 0xff;
+      if (index % 50 === 0) bytes.fill(index % 100 === 0 ? 0 : 0xff);
+      // Fixed edge times, and times of this decade.
+      const msecs = index % 2 === 0 ? (times[(index / 2) % times.length] as number) : Date.UTC(2026, 0, 1) + next();
+      const offset = (index * 16) % 48;
+      const expected = v7({ msecs, random: bytes.subarray(offset, offset + 16) });
+      expect(runIdOf(msecs, bytes, offset)).toBe(expected);
+      expect(expected).toMatch(V7);
+    }
+  });
+
+  it('a later millisecond writes its own time part (the cached one is per millisecond)', () => {
+    const random = new Uint8Array(16).fill(0xab);
+    const first = runIdOf(Date.UTC(2026, 11, 8, 0, 0, 0, 1), random, 0);
+    const second = runIdOf(Date.UTC(2026, 11, 8, 0, 0, 0, 2), random, 0);
+    expect(first).toBe(v7({ msecs: Date.UTC(2026, 11, 8, 0, 0, 0, 1), random }));
+    expect(second).toBe(v7({ msecs: Date.UTC(2026, 11, 8, 0, 0, 0, 2), random }));
+    expect(second > first).toBe(true);
   });
 });
 
