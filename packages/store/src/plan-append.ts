@@ -29,17 +29,19 @@ export interface AppendPlan {
  * `existing` holds the stored JSON of every batch event at or below `current.lastSequence`.
  * An event already journaled with the same JSON is skipped (a retried append is safe); one with other JSON,
  * or one that would land before the run's last event, throws `StoreError` (`conflict`) and nothing is written.
+ * With `inPlace`, the plan's row is `current` itself, updated (see {@link applyEvents}), once nothing can throw.
  */
 export function planAppend(
   runId: string,
   events: readonly PreparedEvent[],
   current: RunRow | undefined,
   existing: JournaledEvents,
+  inPlace = false,
 ): AppendPlan {
   const last = current?.lastSequence ?? -1;
   // The common case: the whole batch is new (its sequences increase, so its first one tells).
   if (events.length > 0 && (events[0] as PreparedEvent).sequence > last)
-    return { insert: events, row: applyEvents(runId, current, events) };
+    return { insert: events, row: applyEvents(runId, current, events, inPlace) };
   const insert: PreparedEvent[] = [];
   for (const event of events) {
     if (event.sequence > last) {
@@ -63,7 +65,7 @@ export function planAppend(
     }
   }
   if (insert.length === 0) return { insert };
-  return { insert, row: applyEvents(runId, current, insert) };
+  return { insert, row: applyEvents(runId, current, insert, inPlace) };
 }
 
 /**
@@ -91,18 +93,30 @@ export function runRow(fields: Partial<RunRow> & Pick<RunRow, 'runId' | 'status'
   };
 }
 
-/** The run's row after `events` (in sequence order, all after `current.lastSequence`). */
-export function applyEvents(runId: string, current: RunRow | undefined, events: readonly PreparedEvent[]): RunRow {
+/**
+ * The run's row after `events` (in sequence order, all after `current.lastSequence`): a new object, or with
+ * `inPlace`, `current` itself updated, when it holds a journal (the `memory:` store keeps its rows in no other
+ * place, and has no transaction to roll back: a copy per append was garbage only).
+ */
+export function applyEvents(
+  runId: string,
+  current: RunRow | undefined,
+  events: readonly PreparedEvent[],
+  inPlace = false,
+): RunRow {
   const first = events[0] as PreparedEvent;
   // A record made by taking a lease before the first append (last sequence -1) holds no journal yet: the
   // run's fields start from its first event, its lease fields stay.
-  const row = runRow(
-    current === undefined
-      ? { runId, status: 'running', createdAt: first.time, updatedAt: first.time }
-      : current.lastSequence < 0
-        ? { ...current, runId, status: 'running', createdAt: first.time, updatedAt: first.time, lastSequence: -1 }
-        : current,
-  );
+  const row =
+    inPlace && current !== undefined && current.lastSequence >= 0
+      ? current
+      : runRow(
+          current === undefined
+            ? { runId, status: 'running', createdAt: first.time, updatedAt: first.time }
+            : current.lastSequence < 0
+              ? { ...current, runId, status: 'running', createdAt: first.time, updatedAt: first.time, lastSequence: -1 }
+              : current,
+        );
   for (const event of events) {
     if (event.type === 'run_start') {
       row.status = 'running';

@@ -55,6 +55,30 @@ describe('memory:', () => {
     expect((await store.readRun('other'))?.events[1]).toEqual(inner);
   });
 
+  it("updates a run's row in place: summaries read before later appends stay as read, a refused append changes nothing", async () => {
+    const store = await openStore('memory:');
+    const events = eventsOf('r');
+    await store.appendEvents('r', [events.start(0)]);
+    const [running] = await store.listRuns();
+    await store.appendEvents('r', [events.modelStart(1), events.modelEnd(2)]);
+    const [middle] = await store.listRuns();
+    // A retried batch whose last event differs is a conflict: nothing of it is written.
+    const changed = { ...events.modelEnd(2), content: 'other' };
+    await expect(store.appendEvents('r', [events.modelStart(1), changed])).rejects.toMatchObject({
+      code: 'store_conflict',
+    });
+    await expect(store.appendEvents('r', [events.end(1)])).rejects.toMatchObject({ code: 'store_conflict' });
+    expect(await store.listRuns()).toEqual([middle]);
+    await store.appendEvents('r', [events.end(3)]);
+    const [ended] = await store.listRuns();
+    expect(running).toMatchObject({ status: 'running', updatedAt: events.start(0).timestamp });
+    expect(running?.steps).toBeUndefined();
+    expect(middle).toMatchObject({ status: 'running', updatedAt: events.modelEnd(2).timestamp });
+    expect(ended).toMatchObject({ status: 'completed', updatedAt: events.end(3).timestamp, steps: 1, durationMs: 3 });
+    expect(ended?.usage).not.toBe(middle?.usage);
+    expect((await store.readRun('r'))?.events.map((event) => event.sequence)).toEqual([0, 1, 2, 3]);
+  });
+
   it('keeps at most maxRuns journals, forgetting the run appended to least recently that is not running', async () => {
     const store = await openStore('memory:', { maxRuns: 2 });
     const minute = (index: number) => Date.UTC(2025, 0, 1) + index * 60_000;
