@@ -48,6 +48,8 @@ interface MemoryRun {
   line?: string;
   /** True once a `run_start` is journaled (only the first one names the run). */
   started?: boolean;
+  /** The run's lease once an append found one: the same object as in the leases map while the run is kept. */
+  lease?: MemoryLease;
 }
 
 const NO_ROWS: readonly MemoryRow[] = [];
@@ -108,6 +110,9 @@ export class MemoryStore implements Store {
   readonly #sessions = new Map<string, PreparedSession>();
   readonly #signals = new SignalHub();
   readonly #journaled = new Journaled();
+  // The run set last into the runs map (at the end of its order), until it is evicted: a run that ends while it
+  // is still there has no place to move to.
+  #newest: string | undefined;
   #closed = false;
 
   constructor(limits: StoreLimits, bounds: { maxRuns: number; maxSessions: number }) {
@@ -132,18 +137,22 @@ export class MemoryStore implements Store {
     this.#open('appendEvents');
     const prepared = prepareEvents(runId, events, this.#limits, true);
     if (prepared.length === 0) return;
+    const run = this.#runs.get(runId);
     const token = options?.fencingToken;
+    // A lease is never replaced while its run is kept (both go together): the run's copy saves a lookup.
+    let lease = run?.lease;
     if (token !== undefined) {
       checkToken('appendEvents', token);
-      const latest = this.#leases.get(runId)?.token ?? 0;
+      lease ??= this.#leases.get(runId);
+      const latest = lease?.token ?? 0;
       if (token < latest) throw fencedError(runId, token, latest);
     }
-    const run = this.#runs.get(runId);
     this.#journaled.journal = run?.journal ?? NO_ROWS;
     // The run's row is updated in place: nothing below can fail, and nothing else holds it.
     const plan = planAppend(runId, prepared, run?.row, this.#journaled, true);
     if (plan.row === undefined) return;
     const target: MemoryRun = run ?? { row: plan.row, journal: [] };
+    if (lease !== undefined) target.lease = lease;
     for (const event of plan.insert as KeptEvent[]) {
       // The event's copy is what the journal keeps (no JSON text made on this path).
       const row = rowOf(event);
@@ -157,10 +166,13 @@ export class MemoryStore implements Store {
     target.row = plan.row;
     // The map is kept in order of the last append, least recent first, among the runs that are not running
     // (only those are evicted, from its front): a run moves to the end when an append leaves it not running.
-    if (run === undefined) this.#runs.set(runId, target);
-    else if (plan.row.status !== 'running') {
+    if (run === undefined) {
+      this.#runs.set(runId, target);
+      this.#newest = runId;
+    } else if (plan.row.status !== 'running' && runId !== this.#newest) {
       this.#runs.delete(runId);
       this.#runs.set(runId, target);
+      this.#newest = runId;
     }
     if (run === undefined && this.#runs.size > this.#maxRuns) this.#evictOne();
   }
@@ -171,6 +183,7 @@ export class MemoryStore implements Store {
       if (row.status === 'running') continue;
       this.#runs.delete(runId);
       this.#leases.delete(runId);
+      if (runId === this.#newest) this.#newest = undefined;
       return;
     }
   }

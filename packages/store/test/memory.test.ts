@@ -100,6 +100,32 @@ describe('memory:', () => {
     expect((await store.listRuns()).map((run) => run.runId)).toEqual(['d', 'a']);
   });
 
+  it('a run that ends while it is the newest stays last; the newest run evicted by its own append is forgotten', async () => {
+    const store = await openStore('memory:', { maxRuns: 2 });
+    const [a, b, c] = [eventsOf('a'), eventsOf('b'), eventsOf('c')];
+    await store.appendEvents('a', [a.start(0), a.end(1)]);
+    await store.appendEvents('b', [b.start(0)]);
+    await store.appendEvents('b', [b.end(1)]);
+    await store.appendEvents('c', [c.start(0), c.end(1)]);
+    // 'a' ended before 'b' did: it goes first.
+    expect(await store.readRun('a')).toBeUndefined();
+    expect((await store.readRun('b'))?.status).toBe('completed');
+
+    const small = await openStore('memory:', { maxRuns: 1 });
+    const [r1, r2, r3] = [eventsOf('r1'), eventsOf('r2'), eventsOf('r3')];
+    await small.appendEvents('r1', [r1.start(0)]);
+    // Over the bound with 'r1' running: the run just appended, ended, is the one to go.
+    await small.appendEvents('r2', [r2.start(0), r2.end(1)]);
+    expect(await small.readRun('r2')).toBeUndefined();
+    await small.appendEvents('r1', [r1.end(1)]);
+    await small.appendEvents('r2', [r2.start(0)]);
+    // 'r1' is the only run not running: it goes, and 'r2' is kept as a new run.
+    expect(await small.readRun('r1')).toBeUndefined();
+    expect((await small.readRun('r2'))?.events).toHaveLength(1);
+    await small.appendEvents('r3', [r3.start(0), r3.end(1)]);
+    expect((await small.listRuns()).map((run) => run.runId).sort()).toEqual(['r2']);
+  });
+
   it('counts a resumed segment as an append: the run it ends is the newest', async () => {
     const store = await openStore('memory:', { maxRuns: 2 });
     const [x, y, z] = [eventsOf('x'), eventsOf('y'), eventsOf('z')];
