@@ -27,10 +27,13 @@ export function objectOption<T extends object>(name: string, value: unknown, kno
   return value as T;
 }
 
-/** Rejects unknown keys, which are nearly always typos (`maxstep`) that would silently fall back to a default. */
-export function checkKeys(name: string, value: object, known: readonly string[]): void {
+/**
+ * Rejects unknown keys, which are nearly always typos (`maxstep`) that would silently fall back to a default.
+ * `known` may be given as a Set too (a long list checked often: each key is then one lookup, not a scan).
+ */
+export function checkKeys(name: string, value: object, known: readonly string[] | ReadonlySet<string>): void {
   for (const key of Object.keys(value)) {
-    if (!known.includes(key))
-      throw new ConfigError(`Unknown option ${name ? `${name}.` : ''}${key}. Accepted: ${known.join(', ')}.`);
+    if (Array.isArray(known) ? !known.includes(key) : !(known as ReadonlySet<string>).has(key))
+      throw new ConfigError(`Unknown option ${name ? `${name}.` : ''}${key}. Accepted: ${[...known].join(', ')}.`);
   }
 }

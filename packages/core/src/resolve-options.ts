@@ -64,6 +64,9 @@ export const RUN_OPTION_KEYS = [
   'manifest',
 ] as const satisfies readonly (keyof RunAgentOptions)[];
 
+/** {@link RUN_OPTION_KEYS} as a Set: `runAgent` checks every option key against it at each run. */
+const RUN_OPTION_KEY_SET: ReadonlySet<string> = new Set(RUN_OPTION_KEYS);
+
 type MissingRunOption = Exclude<keyof RunAgentOptions, (typeof RUN_OPTION_KEYS)[number]>;
 const everyRunOptionListed: [MissingRunOption] extends [never] ? true : MissingRunOption = true;
 void everyRunOptionListed;
@@ -303,7 +306,7 @@ export function resolveOptions(
   resumed = false,
 ): ResolvedOptions {
   if (typeof options !== 'object' || options === null) invalidOption('options', 'an options object', options);
-  checkKeys('', options, keys);
+  checkKeys('', options, keys === RUN_OPTION_KEYS ? RUN_OPTION_KEY_SET : keys);
   const context = objectOption<ContextOptions>('context', options.context, ['maxContextChars', 'maxToolResultChars']);
   if (options.system !== undefined && typeof options.system !== 'string')
     invalidOption('system', 'a string', options.system);

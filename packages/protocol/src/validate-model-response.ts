@@ -13,7 +13,8 @@ const USAGE_KEYS = [
   'reasoningTokens',
   'costUsd',
 ] as const;
-const OPTIONAL_USAGE_KEYS = new Set<string>(USAGE_KEYS.slice(2));
+/** The first two of {@link USAGE_KEYS} are required; the others may be absent. */
+const REQUIRED_USAGE_KEYS = 2;
 const FINISH_REASONS = new Set<string>(['stop', 'length', 'tool_calls', 'content_filter', 'error', 'other']);
 
 function fail(problem: string): never {
@@ -56,9 +57,10 @@ export function validateModelResponse(value: unknown): asserts value is ModelRes
   }
   if (usage !== undefined) {
     if (!isPlainObject(usage)) fail(`usage must be an object when present, got ${describeValue(usage)}`);
-    for (const key of USAGE_KEYS) {
+    for (let index = 0; index < USAGE_KEYS.length; index++) {
+      const key = USAGE_KEYS[index] as (typeof USAGE_KEYS)[number];
       const count = usage[key];
-      if (count === undefined && OPTIONAL_USAGE_KEYS.has(key)) continue;
+      if (count === undefined && index >= REQUIRED_USAGE_KEYS) continue;
       if (typeof count !== 'number' || !Number.isFinite(count) || count < 0)
         fail(`usage.${key} must be a finite number >= 0, got ${describeValue(count)}`);
     }

@@ -70,6 +70,19 @@ describe('validateModelResponse', () => {
     expect(problem({ content: '', usage: { inputTokens: '1', outputTokens: 0 } })).toContain('usage.inputTokens');
   });
 
+  it('requires the two token counts of a usage; the other parts may be absent, and are checked when present', () => {
+    expect(problem({ content: '', usage: { inputTokens: 1 } })).toContain(
+      'usage.outputTokens must be a finite number >= 0, got undefined',
+    );
+    expect(problem({ content: '', usage: { outputTokens: 1 } })).toContain('usage.inputTokens');
+    expect(() => validateModelResponse({ content: '', usage: { inputTokens: 1, outputTokens: 2 } })).not.toThrow();
+    for (const key of ['cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'costUsd']) {
+      const usage = { inputTokens: 1, outputTokens: 2, [key]: 0 };
+      expect(() => validateModelResponse({ content: '', usage })).not.toThrow();
+      expect(problem({ content: '', usage: { inputTokens: 1, outputTokens: 2, [key]: -1 } })).toContain(`usage.${key}`);
+    }
+  });
+
   it('does not accept an inherited arguments key', () => {
     const call = Object.assign(Object.create({ arguments: {} }), { id: 'a', name: 't' });
     expect(problem({ content: '', toolCalls: [call] })).toContain('no own "arguments" key');
