@@ -60,7 +60,10 @@ export class JournalError extends BridleError {
  * flush too: nothing is written after a gap.
  */
 export class Journal {
-  #buffer: RunEvent[] = [];
+  // The events buffered since the last flush are the first `#buffered` of `#buffer` (reused: a flush takes a copy
+  // at its exact size, where a fresh array per flush grew room for 17 at its first push).
+  readonly #buffer: RunEvent[] = [];
+  #buffered = 0;
   // The last append, already mapped to a JournalError when it fails: an empty flush returns it as it is
   // (no promise made per flush, several times a step).
   #tail: Promise<void> = Promise.resolve();
@@ -76,7 +79,7 @@ export class Journal {
 
   /** Pass as an event observer. Events of other runs (a sub-agent's, forwarded) are not journaled here. */
   readonly observe = (event: RunEvent): void => {
-    if (event.runId === this.runId) this.#buffer.push(event);
+    if (event.runId === this.runId) this.#buffer[this.#buffered++] = event;
   };
 
   /**
@@ -84,7 +87,7 @@ export class Journal {
    * to check. The loop then skips awaiting an empty flush (a turn of the microtask queue, each step).
    */
   get idle(): boolean {
-    return this.#buffer.length === 0 && !this.#busy && !this.ownership?.stale;
+    return this.#buffered === 0 && !this.#busy && !this.ownership?.stale;
   }
 
   /**
@@ -94,9 +97,9 @@ export class Journal {
    */
   flush(): Promise<void> {
     const ownership = this.ownership;
-    if (this.#buffer.length > 0) {
-      const events = this.#buffer;
-      this.#buffer = [];
+    if (this.#buffered > 0) {
+      const events = this.#buffer.slice(0, this.#buffered);
+      this.#buffered = 0;
       this.#tail = this.#busy ? this.#tail.then(() => this.#append(events)) : this.#append(events);
     } else if (ownership?.stale) {
       // The lease may have lapsed (this process was paused or starved past it): renew it, or learn that the

@@ -100,6 +100,26 @@ describe('journal', () => {
     expect(inner.runs.get('r1')?.map((event) => event.type)).toEqual(['run_start']);
   });
 
+  it('each append gets an array of its own, which the journal never changes afterwards', async () => {
+    const inner = memoryJournal();
+    const given: { events: RunEvent[]; sequences: number[] }[] = [];
+    const keeping: Store = {
+      ...inner,
+      appendEvents(runId, events) {
+        // Kept as given (a store may hold the array until its write commits).
+        given.push({ events, sequences: events.map((event) => event.sequence) });
+        return inner.appendEvents(runId, events);
+      },
+    };
+    const result = await runAgent({ model: scriptedModel(steps(3)), tools: [addTool()], prompt: 'go', store: keeping });
+    expect(result.status).toBe('completed');
+    expect(new Set(given.map((append) => append.events)).size).toBe(given.length);
+    for (const append of given) expect(append.events.map((event) => event.sequence)).toEqual(append.sequences);
+    const all = given.flatMap((append) => append.sequences);
+    expect(all).toEqual(Array.from({ length: all.length }, (_, index) => index));
+    expect(inner.runs.get(result.runId)?.map((event) => event.sequence)).toEqual(all);
+  });
+
   it('a store whose appendEvents throws instead of rejecting stops the run the same way', async () => {
     const inner = memoryJournal();
     let appends = 0;

@@ -105,24 +105,20 @@ function write(value: unknown, depth: number): boolean {
   return true;
 }
 
-/** A copy of JSON data and the most characters its JSON can take. */
-export interface JsonCopy {
-  tape: JsonTape;
-  /** An upper bound of `JSON.stringify(value).length`. */
-  maxChars: number;
-}
-
 /**
  * A copy of `value` as JSON would keep it (what {@link readTape} gives back equals
  * `JSON.parse(JSON.stringify(value))`) made without encoding (several times cheaper for small objects), or
  * undefined when `value` holds something only JSON itself says how to write: an object with a prototype of its
  * own or a `toJSON` (a Date, a class instance), a BigInt, a `__proto__` key, nesting deeper than 64 (or a
- * cycle), or more JSON than `maxChars` may allow, and anything while Object.prototype has an enumerable
- * property. Never throws (getters aside).
+ * cycle), or when its JSON may take more than `maxChars` characters (an upper bound of it is counted as it is
+ * copied), and anything while Object.prototype has an enumerable property. Never throws (getters aside).
  */
-export function jsonCopy(value: unknown, maxChars: number): JsonCopy | undefined {
+export function jsonCopy(value: unknown, maxChars: number): JsonTape | undefined {
   for (const _inherited in Object.prototype) return undefined;
-  const [savedTape, savedSize, savedChars, savedLimit] = [tape, size, chars, limit];
+  const savedTape = tape;
+  const savedSize = size;
+  const savedChars = chars;
+  const savedLimit = limit;
   // Written to a scratch tape (grown once, reused), then copied at its exact size: the copy kept (for as long
   // as the store keeps the event) holds no spare capacity, and no growing array is left behind per event.
   // A copy made while another is under way (a getter that appends) writes to a tape of its own.
@@ -132,7 +128,7 @@ export function jsonCopy(value: unknown, maxChars: number): JsonCopy | undefined
   chars = 0;
   limit = maxChars;
   try {
-    return write(value, 0) ? { tape: tape.slice(0, size), maxChars: chars } : undefined;
+    return write(value, 0) && chars <= maxChars ? tape.slice(0, size) : undefined;
   } finally {
     if (own === scratch && own.length > SCRATCH_KEPT) scratch = [];
     tape = savedTape;

@@ -88,7 +88,8 @@ export function prepareEvents(runId: string, events: unknown, limits: StoreLimit
       `appendEvents(${JSON.stringify(runId)}): events must be an array, got ${describeValue(events)}`,
     );
   }
-  const prepared: PreparedEvent[] = [];
+  // At its exact size (a batch has a few events; an array grown by push has room for 17).
+  const prepared = new Array<PreparedEvent>(events.length);
   let previous = -1;
   for (let index = 0; index < events.length; index++) {
     const event = events[index] as { [key: string]: unknown } | null;
@@ -131,8 +132,8 @@ export function prepareEvents(runId: string, events: unknown, limits: StoreLimit
     if (keep) {
       const copy = jsonCopy(event, limits.maxEventChars);
       entry =
-        copy !== undefined && copy.maxChars <= limits.maxEventChars
-          ? new KeptEvent(sequence, type, time, copy.tape)
+        copy !== undefined
+          ? new KeptEvent(sequence, type, time, copy)
           : new KeptEvent(sequence, type, time, undefined, encode(runId, index, event, limits));
     } else {
       entry = { sequence, type, json: encode(runId, index, event, limits), time };
@@ -164,7 +165,7 @@ export function prepareEvents(runId: string, events: unknown, limits: StoreLimit
       entry.status = status;
       entry.totals = totalsOf(event);
     }
-    prepared.push(entry);
+    prepared[index] = entry;
   }
   return prepared;
 }
