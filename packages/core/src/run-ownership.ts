@@ -42,6 +42,7 @@ export function ownerIsGone(owner: string): boolean {
 }
 
 const ENDED: Promise<void> = Promise.resolve();
+const NO_OWNERSHIP: Promise<undefined> = Promise.resolve(undefined);
 
 function ignore(): void {}
 
@@ -77,28 +78,51 @@ export class RunOwnership {
    * Takes the run's lease in `store`, or uses `options.lease`. Undefined when the store keeps no leases.
    * Rejects with a `JournalError` (code `fenced`) while another process's lease is unexpired.
    */
-  static async take(
-    store: Store,
-    runId: string,
-    options: OwnershipOptions | undefined,
-  ): Promise<RunOwnership | undefined> {
-    if (typeof store.acquireLease !== 'function') return undefined;
+  static take(store: Store, runId: string, options: OwnershipOptions | undefined): Promise<RunOwnership | undefined> {
+    // Not an async function: the common case (the lease is free) is one `then` on the store's answer, without
+    // an async function's frame and turn.
+    if (typeof store.acquireLease !== 'function') return NO_OWNERSHIP;
     const leaseMs = options?.leaseMs ?? DEFAULT_LEASE_MS;
     const started = performance.now();
-    if (options?.lease !== undefined) return new RunOwnership(store, options.lease, leaseMs, started);
+    if (options?.lease !== undefined) return Promise.resolve(new RunOwnership(store, options.lease, leaseMs, started));
     const owner = options?.owner ?? defaultOwner();
-    let result: Awaited<ReturnType<NonNullable<Store['acquireLease']>>>;
+    const force = (options as { [TAKE_OVER]?: boolean } | undefined)?.[TAKE_OVER] === true;
+    let answer: Promise<Awaited<ReturnType<NonNullable<Store['acquireLease']>>>>;
     try {
-      const force = (options as { [TAKE_OVER]?: boolean } | undefined)?.[TAKE_OVER] === true;
-      result = await store.acquireLease(runId, force ? { owner, leaseMs, force } : { owner, leaseMs });
+      answer = Promise.resolve(store.acquireLease(runId, force ? { owner, leaseMs, force } : { owner, leaseMs }));
     } catch (error) {
-      throw new JournalError(runId, error);
+      // A store that throws instead of rejecting.
+      return Promise.reject(new JournalError(runId, error));
     }
-    if (!result.acquired && ownerIsGone(result.owner)) {
+    return answer.then(
+      (result) =>
+        result.acquired
+          ? new RunOwnership(store, result.lease, leaseMs, started)
+          : RunOwnership.#held(store, runId, result, { owner, leaseMs, started }),
+      (error: unknown) => {
+        throw new JournalError(runId, error);
+      },
+    );
+  }
+
+  /** The lease is held by `result.owner`: taken over when that owner is a dead process of this machine, else fenced. */
+  static async #held(
+    store: Store,
+    runId: string,
+    held: { acquired: false; owner: string; leaseUntil: string },
+    asked: { owner: string; leaseMs: number; started: number },
+  ): Promise<RunOwnership> {
+    const { owner, leaseMs, started } = asked;
+    let result: Awaited<ReturnType<NonNullable<Store['acquireLease']>>> = held;
+    if (ownerIsGone(held.owner)) {
       // The holder was a process of this machine that no longer exists (killed, crashed): waiting out its
       // lease would only delay `bridle resume` after a kill. Take the run over; that process can write nothing.
       try {
-        result = await store.acquireLease(runId, { owner, leaseMs, force: true });
+        result = await (store.acquireLease as NonNullable<Store['acquireLease']>)(runId, {
+          owner,
+          leaseMs,
+          force: true,
+        });
       } catch (error) {
         throw new JournalError(runId, error);
       }
