@@ -35,7 +35,9 @@ export function sqliteListRunsQuery(query: CheckedQuery): { key: string; text: s
     values.push(value);
   };
   if (query.status !== undefined) add('status = ?', query.status);
-  if (query.sessionId !== undefined) add('session_id = ?', query.sessionId);
+  // Runs are indexed by their session's key (schema version 8), given in order, not by its random id.
+  if (query.sessionId !== undefined)
+    add('session_key = (SELECT key FROM bridle_sessions WHERE id = ?)', query.sessionId);
   if (query.tenant !== undefined) add(tenantCondition(query.tenant), query.tenant);
   if (query.model !== undefined) add('model = ?', query.model);
   if (query.since !== undefined) add('created_at >= ?', query.since);

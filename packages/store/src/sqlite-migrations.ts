@@ -95,4 +95,20 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX bridle_sessions_by_time ON bridle_sessions (updated_at, id)',
     ],
   },
+  {
+    version: 8,
+    description:
+      "runs find their session by the session's key, a number given in order, not by its id: the server's session ids are random, so the by-session index took a page of its own per new session's run; a session with runs but no saved transcript (message_count -1) keeps the key for them",
+    statements: [
+      'ALTER TABLE bridle_sessions ADD COLUMN key INTEGER',
+      'ALTER TABLE bridle_runs ADD COLUMN session_key INTEGER',
+      "INSERT INTO bridle_sessions (id, data, message_count, created_at, updated_at) SELECT session_id, '', -1, min(created_at), min(created_at) " +
+        'FROM bridle_runs WHERE session_id IS NOT NULL AND session_id NOT IN (SELECT id FROM bridle_sessions) GROUP BY session_id',
+      'UPDATE bridle_sessions SET key = rowid WHERE id IN (SELECT session_id FROM bridle_runs WHERE session_id IS NOT NULL)',
+      'UPDATE bridle_runs SET session_key = (SELECT key FROM bridle_sessions WHERE bridle_sessions.id = bridle_runs.session_id) ' +
+        'WHERE session_id IS NOT NULL',
+      'DROP INDEX bridle_runs_by_session',
+      'CREATE INDEX bridle_runs_by_session ON bridle_runs (session_key)',
+    ],
+  },
 ];

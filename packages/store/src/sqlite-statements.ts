@@ -19,9 +19,12 @@ type StatementName =
   | 'findOrphans'
   | 'readJournal'
   | 'readEventsAfter'
+  | 'sessionKey'
+  | 'addSessionKey'
   | 'getSession'
   | 'saveSession'
   | 'deleteSession'
+  | 'forgetSession'
   | 'listSessions'
   | 'listSessionsBefore';
 
@@ -36,11 +39,11 @@ export function prepareStatements(db: Database): Record<StatementName, BetterSql
       'INSERT INTO bridle_run_events (run_id, sequence, type, data, time) VALUES (?, ?, ?, ?, ?)',
     ),
     insertRun: db.prepare(
-      'INSERT INTO bridle_runs (run_id, status, model, session_id, tenant, created_at, updated_at, last_sequence, totals) ' +
-        'VALUES (@runId, @status, @model, @sessionId, @tenant, @createdAt, @updatedAt, @lastSequence, @totals)',
+      'INSERT INTO bridle_runs (run_id, status, model, session_id, session_key, tenant, created_at, updated_at, last_sequence, totals) ' +
+        'VALUES (@runId, @status, @model, @sessionId, @sessionKey, @tenant, @createdAt, @updatedAt, @lastSequence, @totals)',
     ),
     updateRun: db.prepare(
-      'UPDATE bridle_runs SET status = @status, model = @model, session_id = @sessionId, tenant = @tenant, ' +
+      'UPDATE bridle_runs SET status = @status, model = @model, session_id = @sessionId, session_key = @sessionKey, tenant = @tenant, ' +
         'created_at = @createdAt, updated_at = @updatedAt, last_sequence = @lastSequence, totals = @totals ' +
         'WHERE run_id = @runId',
     ),
@@ -74,18 +77,32 @@ export function prepareStatements(db: Database): Record<StatementName, BetterSql
     readEventsAfter: db.prepare(
       'SELECT sequence, data AS json FROM bridle_run_events WHERE run_id = ? AND sequence > ? ORDER BY sequence LIMIT ?',
     ),
-    getSession: db.prepare('SELECT data FROM bridle_sessions WHERE id = ?'),
+    // A session's key (runs are indexed by it, schema version 8); a row with message_count -1 is no session, only
+    // the key of a session id that runs named before (or after) a transcript was saved under it.
+    sessionKey: db.prepare('SELECT key FROM bridle_sessions WHERE id = ?'),
+    // Gives a session id the next key when it has none: a new row with no transcript (with the run's tenant and
+    // creation time), or the key a session saved before its first run lacked; returns no row when it had one.
+    addSessionKey: db.prepare(
+      "INSERT INTO bridle_sessions (id, data, message_count, created_at, updated_at, tenant, key) VALUES (?, '', -1, ?, ?, ?, " +
+        '(SELECT coalesce(max(session_key), 0) + 1 FROM bridle_runs)) ' +
+        'ON CONFLICT (id) DO UPDATE SET key = excluded.key WHERE key IS NULL RETURNING key',
+    ),
+    getSession: db.prepare('SELECT data FROM bridle_sessions WHERE id = ? AND message_count >= 0'),
     saveSession: db.prepare(
       'INSERT INTO bridle_sessions (id, data, message_count, created_at, updated_at, tenant) VALUES (?, ?, ?, ?, ?, ?) ' +
         'ON CONFLICT (id) DO UPDATE SET data = excluded.data, message_count = excluded.message_count, ' +
         'created_at = excluded.created_at, updated_at = excluded.updated_at, tenant = excluded.tenant',
     ),
-    deleteSession: db.prepare('DELETE FROM bridle_sessions WHERE id = ?'),
+    // A session that runs name keeps its row as their key (a later run of the same id joins them); others go.
+    deleteSession: db.prepare('DELETE FROM bridle_sessions WHERE id = ? AND message_count >= 0 AND key IS NULL'),
+    forgetSession: db.prepare(
+      "UPDATE bridle_sessions SET data = '', message_count = -1, tenant = NULL WHERE id = ? AND message_count >= 0",
+    ),
     listSessions: db.prepare(
-      `SELECT ${SESSION_COLUMNS} FROM bridle_sessions ORDER BY updated_at DESC, id DESC LIMIT ?`,
+      `SELECT ${SESSION_COLUMNS} FROM bridle_sessions WHERE message_count >= 0 ORDER BY updated_at DESC, id DESC LIMIT ?`,
     ),
     listSessionsBefore: db.prepare(
-      `SELECT ${SESSION_COLUMNS} FROM bridle_sessions WHERE updated_at < ? ` +
+      `SELECT ${SESSION_COLUMNS} FROM bridle_sessions WHERE updated_at < ? AND message_count >= 0 ` +
         'ORDER BY updated_at DESC, id DESC LIMIT ?',
     ),
   };

@@ -331,7 +331,8 @@ class SqliteStore implements Store {
   async deleteSession(id: string): Promise<boolean> {
     this.#open('deleteSession');
     checkId(id, 'deleteSession: id');
-    return this.#writes.write(() => this.#statements.deleteSession.run(id).changes > 0);
+    const { deleteSession, forgetSession } = this.#statements;
+    return this.#writes.write(() => deleteSession.run(id).changes > 0 || forgetSession.run(id).changes > 0);
   }
 
   async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
@@ -340,7 +341,11 @@ class SqliteStore implements Store {
     const { listSessions, listSessionsBefore } = this.#statements;
     if (tenant !== undefined) {
       // Rare beside the plain listing (the server's tenants): built per call rather than kept prepared.
-      const conditions = [tenantCondition(tenant), ...(before === undefined ? [] : ['updated_at < ?'])];
+      const conditions = [
+        tenantCondition(tenant),
+        ...(before === undefined ? [] : ['updated_at < ?']),
+        'message_count >= 0',
+      ];
       const statement = this.#db.prepare(
         `SELECT ${SESSION_COLUMNS} FROM bridle_sessions WHERE ${conditions.join(' AND ')} ORDER BY updated_at DESC, id DESC LIMIT ?`,
       );

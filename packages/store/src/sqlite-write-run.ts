@@ -9,6 +9,20 @@ export interface RunRowStatements {
   insertRun: BetterSqlite3.Statement;
   updateRun: BetterSqlite3.Statement;
   updateRunProgress: BetterSqlite3.Statement;
+  sessionKey: BetterSqlite3.Statement;
+  addSessionKey: BetterSqlite3.Statement;
+}
+
+/**
+ * The key of session `sessionId`, given now when it has none (see sqlite-statements.ts): keys are handed out in
+ * order, so a new session's first run goes at the right end of the runs' by-session index (its id is random).
+ * A new session's key costs one statement; a known one's two (its key read after the insert did nothing).
+ */
+function sessionKey(statements: RunRowStatements, sessionId: string, row: RunRow): number {
+  const added = statements.addSessionKey.get(sessionId, row.createdAt, row.createdAt, row.tenant ?? null) as
+    | { key: number }
+    | undefined;
+  return added?.key ?? (statements.sessionKey.get(sessionId) as { key: number }).key;
 }
 
 /**
@@ -16,8 +30,8 @@ export interface RunRowStatements {
  * an INSERT for a run without a row (`record` undefined); an UPDATE of the columns that move (status, time,
  * last sequence, totals) when the model, session, tenant and creation time stay, as at a segment's end;
  * every column otherwise. SQLite rewrites each index on a column an UPDATE names, changed or not: the
- * narrow UPDATE leaves the session and tenant indexes alone (the session index is keyed by a random id,
- * so a page of its own per run), and neither tries an insert first as an upsert does.
+ * narrow UPDATE leaves the session and tenant indexes alone (a continued session's runs sit at its
+ * key's place in the session index, away from the new rows), and neither tries an insert first as an upsert does.
  * Returns the record as an append would now read it.
  */
 export function writeRunRow(
@@ -45,6 +59,7 @@ export function writeRunRow(
       status: row.status,
       model,
       sessionId,
+      sessionKey: sessionId === null ? null : sessionKey(statements, sessionId, row),
       tenant,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,

@@ -80,6 +80,7 @@ describe('sqlite: opening', () => {
         { version: 5 },
         { version: 6 },
         { version: 7 },
+        { version: 8 },
       ]);
     });
   });
@@ -96,13 +97,13 @@ describe('sqlite: opening', () => {
     const store = await openStore(file);
     await store.appendEvents('r1', [eventsOf('r1').start(0)]);
     await store.close();
-    raw(file, (db) => db.prepare("INSERT INTO bridle_schema_version VALUES (8, '2030-01-01T00:00:00.000Z')").run());
+    raw(file, (db) => db.prepare("INSERT INTO bridle_schema_version VALUES (9, '2030-01-01T00:00:00.000Z')").run());
     const error = await configError(openStore(file));
-    expect(error.message).toContain(`the store at ${file} has schema version 8, newer than version 7`);
+    expect(error.message).toContain(`the store at ${file} has schema version 9, newer than version 8`);
     expect(error.message).toContain('Upgrade Bridle');
     raw(file, (db) => {
       expect(db.prepare('SELECT COUNT(*) AS n FROM bridle_run_events').get()).toEqual({ n: 1 });
-      expect(db.prepare('SELECT MAX(version) AS v FROM bridle_schema_version').get()).toEqual({ v: 8 });
+      expect(db.prepare('SELECT MAX(version) AS v FROM bridle_schema_version').get()).toEqual({ v: 9 });
     });
   });
 
@@ -148,12 +149,13 @@ describe('sqlite: opening', () => {
         { version: 5 },
         { version: 6 },
         { version: 7 },
+        { version: 8 },
       ]);
       const indexes = db
         .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'bridle_runs' ORDER BY name")
         .all() as { name: string; sql: string | null }[];
       expect(indexes.filter((index) => index.sql !== null).map((index) => index.sql)).toEqual([
-        'CREATE INDEX bridle_runs_by_session ON bridle_runs (session_id)',
+        'CREATE INDEX bridle_runs_by_session ON bridle_runs (session_key)',
         'CREATE INDEX bridle_runs_by_status ON bridle_runs (status)',
         'CREATE INDEX bridle_runs_by_tenant ON bridle_runs (tenant)',
         'CREATE INDEX bridle_runs_by_time ON bridle_runs (updated_at, run_id)',
@@ -197,6 +199,121 @@ describe('sqlite: opening', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('upgrades a version 7 file: runs find their sessions by key, saved or not, and a deleted session keeps its runs', async () => {
+    const file = newFile();
+    const day = Date.UTC(2026, 11, 1);
+    const session = (id: string, second: number) => ({
+      id,
+      messages: [{ role: 'user' as const, content: `hi ${id}` }],
+      createdAt: timeAt(second, day),
+      updatedAt: timeAt(second, day),
+    });
+    // As version 7 wrote them: 'saved' has a transcript and two runs, 'unsaved' a run only, 'alone' a transcript only.
+    raw(file, (db) => {
+      db.pragma('journal_mode = WAL');
+      db.exec('CREATE TABLE bridle_schema_version (version INTEGER PRIMARY KEY NOT NULL, applied_at TEXT NOT NULL)');
+      for (const migration of SQLITE_MIGRATIONS.slice(0, 7)) {
+        for (const statement of migration.statements) db.exec(statement);
+        db.prepare("INSERT INTO bridle_schema_version VALUES (?, '2026-12-01T00:00:00.000Z')").run(migration.version);
+      }
+      const run = db.prepare(
+        'INSERT INTO bridle_runs (run_id, status, model, session_id, created_at, updated_at, last_sequence) ' +
+          "VALUES (?, 'completed', 'test:model', ?, ?, ?, 1)",
+      );
+      const event = db.prepare(
+        'INSERT INTO bridle_run_events (run_id, sequence, type, data, time) VALUES (?, ?, ?, ?, ?)',
+      );
+      let second = 0;
+      for (const [runId, sessionId] of [
+        ['r1', 'saved'],
+        ['r2', 'unsaved'],
+        ['r3', 'saved'],
+      ] as const) {
+        const events = eventsOf(runId, day + 10_000 * second++);
+        const journal = [events.start(0, { sessionId }), events.end(1)];
+        run.run(runId, sessionId, journal[0]?.timestamp, journal[1]?.timestamp);
+        for (const written of journal) {
+          event.run(runId, written.sequence, written.type, JSON.stringify(written), written.timestamp);
+        }
+      }
+      const saved = db.prepare(
+        'INSERT INTO bridle_sessions (id, data, message_count, created_at, updated_at) VALUES (?, ?, 1, ?, ?)',
+      );
+      for (const [id, at] of [
+        ['saved', 1],
+        ['alone', 2],
+      ] as const) {
+        const value = session(id, at);
+        saved.run(id, JSON.stringify(value), value.createdAt, value.updatedAt);
+      }
+    });
+    const store = await openStore(file);
+    const runsOf = async (sessionId: string) => (await store.listRuns({ sessionId })).map((run) => run.runId).sort();
+    try {
+      expect(await runsOf('saved')).toEqual(['r1', 'r3']);
+      expect(await runsOf('unsaved')).toEqual(['r2']);
+      expect(await runsOf('alone')).toEqual([]);
+      // A session id known from runs only is no session.
+      expect((await store.listSessions()).map((listed) => listed.id)).toEqual(['alone', 'saved']);
+      expect(await store.listSessions({ tenant: 'default' })).toHaveLength(2);
+      expect(await store.getSession('unsaved')).toBeUndefined();
+      expect(await store.deleteSession('unsaved')).toBe(false);
+      // New runs join the old ones of their session, saved or not, and of a session saved before its first run.
+      const next = eventsOf('r4', day + 60_000);
+      await store.appendEvents('r4', [next.start(0, { sessionId: 'unsaved' }), next.end(1)]);
+      const later = eventsOf('r5', day + 70_000);
+      await store.appendEvents('r5', [later.start(0, { sessionId: 'alone' }), later.end(1)]);
+      expect(await runsOf('unsaved')).toEqual(['r2', 'r4']);
+      expect(await runsOf('alone')).toEqual(['r5']);
+      await store.saveSession(session('unsaved', 3));
+      expect((await store.getSession('unsaved'))?.messages).toEqual([{ role: 'user', content: 'hi unsaved' }]);
+      expect((await store.listSessions()).map((listed) => listed.id)).toEqual(['unsaved', 'alone', 'saved']);
+      // A deleted session is gone as a session; its runs stay listed by its id, and a new run with it joins them.
+      expect(await store.deleteSession('saved')).toBe(true);
+      expect(await store.deleteSession('saved')).toBe(false);
+      expect(await store.getSession('saved')).toBeUndefined();
+      expect((await store.listSessions()).map((listed) => listed.id)).toEqual(['unsaved', 'alone']);
+      const again = eventsOf('r6', day + 80_000);
+      await store.appendEvents('r6', [again.start(0, { sessionId: 'saved' }), again.end(1)]);
+      expect(await runsOf('saved')).toEqual(['r1', 'r3', 'r6']);
+      expect(await store.getSession('saved')).toBeUndefined();
+      await store.saveSession(session('saved', 4));
+      expect((await store.getSession('saved'))?.id).toBe('saved');
+    } finally {
+      await store.close();
+    }
+    raw(file, (db) => {
+      // Each session id that runs name has one key, given in order of first use; a deleted session keeps no transcript.
+      const keys = db.prepare('SELECT run_id, session_key FROM bridle_runs ORDER BY run_id').all() as {
+        run_id: string;
+        session_key: number;
+      }[];
+      const keyOf = Object.fromEntries(keys.map((row) => [row.run_id, row.session_key]));
+      expect(keyOf.r1).toBe(keyOf.r3);
+      expect(keyOf.r3).toBe(keyOf.r6);
+      expect(keyOf.r2).toBe(keyOf.r4);
+      expect(new Set(Object.values(keyOf)).size).toBe(3);
+      expect(keyOf.r5).toBeGreaterThan(Math.max(keyOf.r1 ?? 0, keyOf.r2 ?? 0));
+      expect(
+        db.prepare('EXPLAIN QUERY PLAN SELECT run_id FROM bridle_runs WHERE session_key = ?').all(1),
+      ).toContainEqual(expect.objectContaining({ detail: expect.stringContaining('bridle_runs_by_session') }));
+    });
+  });
+
+  it('a deleted session that no run names leaves no row behind', async () => {
+    const file = newFile();
+    const store = await openStore(file);
+    const now = new Date().toISOString();
+    try {
+      await store.saveSession({ id: 'once', messages: [], createdAt: now, updatedAt: now });
+      expect(await store.deleteSession('once')).toBe(true);
+      expect(await store.listSessions()).toEqual([]);
+    } finally {
+      await store.close();
+    }
+    raw(file, (db) => expect(db.prepare('SELECT COUNT(*) AS n FROM bridle_sessions').get()).toEqual({ n: 0 }));
   });
 
   it('a file that is not a database, or a folder, is a ConfigError naming it', async () => {
