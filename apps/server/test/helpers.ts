@@ -1,7 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { ModelRequest, ModelResponse } from '@bridle/protocol';
 import { scriptedModel } from '@bridle/testing';
-import { afterEach } from 'vitest';
 import { type BridleServer, createServer, type ServerOptions } from '../src/index';
 
 /** A listening test server on an ephemeral port, shut down after the test. */
@@ -10,9 +9,15 @@ export interface TestServer extends BridleServer {
 }
 
 const open: BridleServer[] = [];
-afterEach(async () => {
+
+/**
+ * Shuts down every server {@link startTestServer} started. Called after each test by `test/setup.ts`: a hook
+ * registered here, at import, would only serve the first test file of a worker, as the suite shares one
+ * module graph between the files of a worker (`isolate: false`).
+ */
+export async function shutDownTestServers(): Promise<void> {
   await Promise.all(open.splice(0).map((server) => server.shutdown()));
-});
+}
 
 /** Starts a server on 127.0.0.1:0 with logging off (unless given) and an empty environment. */
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
