@@ -1,3 +1,5 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
 import { sharedConfig } from '../../vitest.shared.ts';
 
-export default sharedConfig;
+// The child processes the tests start are bundled once per run (test/bundle-fixtures.ts).
+export default mergeConfig(sharedConfig, defineConfig({ test: { globalSetup: ['test/bundle-fixtures.ts'] } }));

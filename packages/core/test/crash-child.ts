@@ -3,9 +3,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fixtureBundle } from '../../../vitest.fixtures';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
-const child = path.join(here, 'fixtures', 'durable-child.ts');
+// fixtures/durable-child.ts, bundled once per test run by test/bundle-fixtures.ts (a start through tsx cost
+// 1.3-1.7 s of CPU, 0.2 s bundled).
+const child = fixtureBundle(path.join(here, '..'), 'test/fixtures/durable-child.ts');
 const dirs: string[] = [];
 
 /** Removes every folder {@link crashDir} made (call in `afterAll`). */
@@ -31,7 +34,7 @@ export interface ChildRun {
 /** Runs the child (in `dir`, default a fresh one) until it prints "REACHED <hang>" (then SIGKILLs it) or exits. */
 export function runChild(env: Record<string, string>, dir = crashDir()): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const proc: ChildProcess = spawn(process.execPath, ['--conditions=@bridle/source', '--import', 'tsx', child], {
+    const proc: ChildProcess = spawn(process.execPath, [child], {
       cwd: here,
       env: { ...process.env, ...env, DIR: dir, RUN_ID: 'run-1' },
       stdio: ['ignore', 'pipe', 'pipe'],

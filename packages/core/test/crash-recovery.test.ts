@@ -64,7 +64,7 @@ async function resumeAndCheck(dir: string) {
   return { before, after, result, log, model };
 }
 
-// Generous: each child starts TypeScript through tsx on a loaded machine.
+// Generous: each child is a real process started on a loaded machine.
 const TIMEOUT = 120_000;
 
 describe('crash recovery after SIGKILL of a real process', () => {

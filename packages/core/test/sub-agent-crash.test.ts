@@ -66,7 +66,7 @@ async function expectFinished(dir: string, result: AgentResult) {
   }
 }
 
-// Generous: each child starts TypeScript through tsx on a loaded machine.
+// Generous: each child is a real process started on a loaded machine.
 const TIMEOUT = 120_000;
 
 describe('a paused sub-agent and its parent, killed after each journal write', () => {
