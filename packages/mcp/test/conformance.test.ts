@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fixtureBundle } from '../../../vitest.fixtures';
 import { fixture } from './helpers';
 
 // @modelcontextprotocol/conformance 0.1.16 needs Node >= 22 (fs.globSync): it runs on a Node 22 fetched
@@ -29,7 +30,8 @@ const suite = path.join(
   'dist',
   'index.js',
 );
-const client = `${process.execPath} --conditions=@bridle/source --import tsx ${path.join(path.dirname(fixture('x')), '..', 'conformance', 'client.mts')}`;
+// test/conformance/client.mts, bundled once per run by test/bundle-fixtures.ts.
+const client = `${process.execPath} ${fixtureBundle(path.join(import.meta.dirname, '..'), 'test/conformance/client.mts')}`;
 
 interface Check {
   id: string;

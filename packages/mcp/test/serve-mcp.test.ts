@@ -5,14 +5,13 @@ import { ConfigError } from '@bridle/protocol';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureBundle } from '../../../vitest.fixtures';
 import { connectMcp, serveMcp } from '../src/index';
-import { context, fixture } from './helpers';
+import { context } from './helpers';
 
+// test/servers/serve-workspace.mts, bundled once per run by test/bundle-fixtures.ts.
 const serverArgs = (root: string, ...extra: string[]) => [
-  '--conditions=@bridle/source',
-  '--import',
-  'tsx',
-  fixture('serve-workspace.mts'),
+  fixtureBundle(path.join(import.meta.dirname, '..'), 'test/servers/serve-workspace.mts'),
   root,
   ...extra,
 ];
