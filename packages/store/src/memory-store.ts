@@ -25,9 +25,10 @@ import { decodeEvents, decodeRun } from './decode-run';
 import type { KeptEvent } from './kept-event';
 import { checkAcquire, checkClaim, checkRenew, checkToken, fencedError, leaseOf } from './lease-rules';
 import type { StoreLimits } from './limits';
+import { firstAfter, Journaled, NO_ROWS } from './memory-journal';
 import { memoryOverview } from './memory-overview';
-import { eventOf, journalRow, jsonOf, type MemoryRow, rowOf, TextRow } from './memory-row';
-import { type JournaledEvents, planAppend, type RunRow } from './plan-append';
+import { eventOf, journalRow, type MemoryRow, rowOf, TextRow } from './memory-row';
+import { planAppend, type RunRow } from './plan-append';
 import { prepareEvents } from './prepare-events';
 import { decodeSession, type PreparedSession, prepareSession } from './prepare-session';
 import { asciiLower, firstLine, promptOf, TITLE_LINE_CHARS, titleOf } from './run-title';
@@ -52,44 +53,8 @@ interface MemoryRun {
   lease?: MemoryLease;
 }
 
-const NO_ROWS: readonly MemoryRow[] = [];
-
 /** What a write that is done resolves to (one promise for all: nobody can change a resolved promise). */
 const DONE: Promise<void> = Promise.resolve();
-
-/**
- * The journaled JSON of a journal's events (in sequence order) by sequence, found by binary search. One per
- * store, pointed at the run appended to (an object per append cost measurably).
- */
-class Journaled implements JournaledEvents {
-  journal = NO_ROWS;
-
-  get(sequence: number): string | undefined {
-    const { journal } = this;
-    let low = 0;
-    let high = journal.length - 1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const row = journal[middle] as MemoryRow;
-      if (row.sequence === sequence) return jsonOf(row);
-      if (row.sequence < sequence) low = middle + 1;
-      else high = middle - 1;
-    }
-    return undefined;
-  }
-}
-
-/** The index of the first row of `journal` (in sequence order) whose sequence is greater than `after`. */
-function firstAfter(journal: readonly MemoryRow[], after: number): number {
-  let low = 0;
-  let high = journal.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((journal[middle] as MemoryRow).sequence <= after) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
 
 /**
  * A store in this process's memory (`memory:`): for tests and throwaway runs. It keeps each event as what its

@@ -57,3 +57,29 @@ export class AppendRecords {
     this.#version = undefined;
   }
 }
+
+/** The record of a run whose row was just made by taking its first lease, as the append's SELECT would read it. */
+export function leasedRecord(
+  runId: string,
+  time: string,
+  owner: string,
+  leaseUntil: number,
+  token: number,
+): AppendRecord {
+  return {
+    run_id: runId,
+    status: 'running',
+    model: null,
+    session_id: null,
+    tenant: null,
+    created_at: time,
+    updated_at: time,
+    last_sequence: -1,
+    totals: null,
+    owner,
+    lease_until: leaseUntil,
+    fencing_token: token,
+    journal_last: null,
+    journal_time: null,
+  };
+}

@@ -39,7 +39,7 @@ import {
   toRunRow,
   toSessionSummary,
 } from './run-record';
-import { type AppendRecord, AppendRecords } from './sqlite-append-records';
+import { type AppendRecord, AppendRecords, leasedRecord } from './sqlite-append-records';
 import { sqliteOpenError, sqliteOperationError } from './sqlite-faults';
 import { sqliteListRunsQuery } from './sqlite-list-runs';
 import { type SqliteOverview, sqliteOverview } from './sqlite-overview';
@@ -378,24 +378,4 @@ class SqliteStore implements Store {
       throw sqliteOperationError(error, this.#file, this.#options.busyTimeoutMs);
     }
   }
-}
-
-/** The record of a run whose row was just made by taking its first lease, as the append's SELECT would read it. */
-function leasedRecord(runId: string, time: string, owner: string, leaseUntil: number, token: number): AppendRecord {
-  return {
-    run_id: runId,
-    status: 'running',
-    model: null,
-    session_id: null,
-    tenant: null,
-    created_at: time,
-    updated_at: time,
-    last_sequence: -1,
-    totals: null,
-    owner,
-    lease_until: leaseUntil,
-    fencing_token: token,
-    journal_last: null,
-    journal_time: null,
-  };
 }
