@@ -10,7 +10,7 @@ import { BIN, cliEnv, requireBuild, tempDir } from './cli-process';
 
 beforeAll(requireBuild);
 
-const RECORDER = fileURLToPath(new URL('./fixtures/record-imports.mjs', import.meta.url));
+const RECORDER = fileURLToPath(new URL('../../../test-support/record-imports.mjs', import.meta.url));
 
 /** The module URLs `bridle ...args` imported. */
 function importsOf(args: string[]): { code: number | null; urls: string[] } {

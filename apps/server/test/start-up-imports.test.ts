@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { serverBinArgs } from './server-processes';
 
-const RECORDER = fileURLToPath(new URL('./fixtures/record-imports.mjs', import.meta.url));
+const RECORDER = fileURLToPath(new URL('../../../test-support/record-imports.mjs', import.meta.url));
 
 /** The module URLs a `bridle-server` with `env` imported until it listened. */
 async function importsUntilListening(env: Record<string, string>): Promise<string[]> {

@@ -302,11 +302,11 @@ function resolveRegistry(tools: unknown): ToolRegistry {
  */
 export function resolveOptions(
   options: RunAgentOptions,
-  keys: readonly string[] = RUN_OPTION_KEYS,
+  keys: readonly string[] | ReadonlySet<string> = RUN_OPTION_KEY_SET,
   resumed = false,
 ): ResolvedOptions {
   if (typeof options !== 'object' || options === null) invalidOption('options', 'an options object', options);
-  checkKeys('', options, keys === RUN_OPTION_KEYS ? RUN_OPTION_KEY_SET : keys);
+  checkKeys('', options, keys);
   const context = objectOption<ContextOptions>('context', options.context, ['maxContextChars', 'maxToolResultChars']);
   if (options.system !== undefined && typeof options.system !== 'string')
     invalidOption('system', 'a string', options.system);

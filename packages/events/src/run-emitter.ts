@@ -72,15 +72,16 @@ export class RunEmitter {
   /** Stamps `input`, calls every observer, and returns the event; `undefined` after `run_end`. Never throws. */
   emit(input: RunEventInput): RunEvent | undefined {
     if (this.#ended) return undefined;
-    let event: RunEvent;
+    let event: OwnedEventInput;
     try {
-      event = this.#stamp(input);
+      // A copy with `type` and the stamp's keys first (JSON lines stay readable); emitOwned writes the stamp
+      // after the body, so an input carrying its own runId / sequence / timestamp cannot override it.
+      event = Object.assign({ type: input.type, runId: '', sequence: 0, timestamp: '' }, input);
     } catch {
       // Only a malformed input (not a RunEventInput at all) can get here; emit never throws.
       return undefined;
     }
-    for (const observer of this.#observers) this.#notify(observer, event);
-    return event;
+    return this.emitOwned(event);
   }
 
   /**
@@ -107,20 +108,6 @@ export class RunEmitter {
   forward(event: RunEvent): void {
     if (this.#ended) return;
     for (const observer of this.#observers) this.#notify(observer, event);
-  }
-
-  #stamp(input: RunEventInput): RunEvent {
-    const sequence = this.#sequence;
-    const timestamp = isoTimestamp(Date.now());
-    // `type` and the stamp first keep JSON lines readable; the stamp is written again after the body so an
-    // input carrying its own runId / sequence / timestamp cannot override it.
-    const event = Object.assign({ type: input.type, runId: this.runId, sequence, timestamp }, input) as RunEvent;
-    event.runId = this.runId;
-    event.sequence = sequence;
-    event.timestamp = timestamp;
-    this.#sequence = sequence + 1;
-    this.#measure(event);
-    return event;
   }
 
   /** Adds `durationMs` to an end event, and notes the time of a start. */
